@@ -1,0 +1,161 @@
+"""Execution Atlas: a cited, checked knowledge graph of how software runs a model.
+
+>>> import atlas
+>>> print(atlas.path("torch.compile", "NVIDIA GPU"))
+torch.compile on an NVIDIA GPU: 12 stages, 12 steps
+
+Everything is loaded lazily: ``import atlas`` reads no data and imports neither pydantic nor
+rdflib; the first call builds an index of the shipped JSON export.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from atlas.verify import check
+    from atlas.errors import (
+        AtlasError,
+        CycleError,
+        DatasetError,
+        NetworkRefusedError,
+        Problem,
+        UnknownIdError,
+        UnknownValueError,
+    )
+    from atlas.turtle import dataset_graph as graph
+    from atlas.models import (
+        Atlas,
+        AtlasDocument,
+        Citation,
+        Concept,
+        ConceptScheme,
+        Evidence,
+        ExecutionPath,
+        JourneyStep,
+        Source,
+        Stage,
+        Step,
+        Technology,
+    )
+    from atlas.query import (
+        atlases,
+        citation,
+        get,
+        load,
+        path,
+        source,
+        stage,
+        stages,
+        step,
+        steps,
+        technology,
+    )
+    from atlas.store import sparql
+
+__all__ = [
+    "Atlas",
+    "AtlasDocument",
+    "AtlasError",
+    "Citation",
+    "Concept",
+    "ConceptScheme",
+    "CycleError",
+    "DatasetError",
+    "Evidence",
+    "ExecutionPath",
+    "JourneyStep",
+    "NetworkRefusedError",
+    "Problem",
+    "Source",
+    "Stage",
+    "Step",
+    "Technology",
+    "UnknownIdError",
+    "UnknownValueError",
+    "__version__",
+    "atlases",
+    "check",
+    "citation",
+    "get",
+    "graph",
+    "load",
+    "path",
+    "source",
+    "sparql",
+    "stage",
+    "stages",
+    "step",
+    "steps",
+    "technology",
+]
+
+_LAZY: dict[str, tuple[str, str]] = {
+    **{
+        name: ("atlas.errors", name)
+        for name in (
+            "AtlasError",
+            "CycleError",
+            "DatasetError",
+            "NetworkRefusedError",
+            "Problem",
+            "UnknownIdError",
+            "UnknownValueError",
+        )
+    },
+    **{
+        name: ("atlas.models", name)
+        for name in (
+            "Atlas",
+            "AtlasDocument",
+            "Citation",
+            "Concept",
+            "ConceptScheme",
+            "Evidence",
+            "ExecutionPath",
+            "JourneyStep",
+            "Source",
+            "Stage",
+            "Step",
+            "Technology",
+        )
+    },
+    **{
+        name: ("atlas.query", name)
+        for name in (
+            "atlases",
+            "citation",
+            "get",
+            "load",
+            "path",
+            "source",
+            "stage",
+            "stages",
+            "step",
+            "steps",
+            "technology",
+        )
+    },
+    "check": ("atlas.verify", "check"),
+    "graph": ("atlas.turtle", "dataset_graph"),
+    "sparql": ("atlas.store", "sparql"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from atlas._version import __version__  # noqa: PLC0415
+
+        return __version__
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'atlas' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,29 @@
+"""Errors of the witness.
+
+They subclass the built-in exceptions that fit; the lead may re-base :class:`WitnessError` on
+the package's ``AtlasError`` once it exists.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TorchNotInstalledError", "WitnessError", "WitnessRunError"]
+
+INSTALL_HINT = (
+    "install it with: pip install 'execution-atlas[witness]' "
+    "(for the smaller CPU-only build: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
+)
+
+
+class WitnessError(Exception):
+    """Base class of the witness's errors."""
+
+
+class TorchNotInstalledError(WitnessError, ImportError):
+    """PyTorch, which the witness runs, is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the witness runs PyTorch, which is not installed; {INSTALL_HINT}")
+
+
+class WitnessRunError(WitnessError, RuntimeError):
+    """The child process that runs the model failed or wrote no usable result."""

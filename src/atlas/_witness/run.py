@@ -1,0 +1,137 @@
+"""Start the collector in a child process with fresh temporary caches, and read its result."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
+from atlas._witness.raw import RawRun
+
+__all__ = ["DEVICES", "MODES", "normalise_device", "normalise_mode", "run_collector", "torch_installed"]
+
+MODES: dict[str, Literal["eager", "torch-compile", "all"]] = {
+    "eager": "eager",
+    "compile": "torch-compile",
+    "torch-compile": "torch-compile",
+    "all": "all",
+}
+"""Accepted spellings of the mode, mapped to the collector's names."""
+
+DEVICES: dict[str, Literal["cpu", "cuda", "auto"]] = {
+    "cpu": "cpu",
+    "cuda": "cuda",
+    "nvidia-gpu": "cuda",
+    "gpu": "cuda",
+    "auto": "auto",
+}
+"""Accepted spellings of the device, mapped to the collector's names."""
+
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+"""The folder that holds the ``atlas`` package, put on the child's PYTHONPATH."""
+
+
+def normalise_mode(mode: str) -> Literal["eager", "torch-compile", "all"]:
+    """Map a mode spelling to the collector's name.
+
+    >>> normalise_mode("compile")
+    'torch-compile'
+    """
+    try:
+        return MODES[mode.lower()]
+    except KeyError:
+        raise WitnessError(f"unknown mode {mode!r}; choose one of {', '.join(sorted(MODES))}") from None
+
+
+def normalise_device(device: str) -> Literal["cpu", "cuda", "auto"]:
+    """Map a device spelling to the collector's name.
+
+    >>> normalise_device("nvidia-gpu")
+    'cuda'
+    """
+    try:
+        return DEVICES[device.lower()]
+    except KeyError:
+        raise WitnessError(f"unknown device {device!r}; choose one of {', '.join(sorted(DEVICES))}") from None
+
+
+def torch_installed() -> bool:
+    """Whether torch can be imported (without importing it)."""
+    return importlib.util.find_spec("torch") is not None
+
+
+def _cuda_available(env: dict[str, str]) -> bool:
+    probe = "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, check=False, timeout=300)
+    return done.returncode == 0
+
+
+def run_collector(
+    mode: str = "all",
+    device: str = "auto",
+    *,
+    raw_output: Path | None = None,
+    timeout: float = 1800.0,
+) -> RawRun:
+    """Run the collector in a fresh process and temporary caches; return what it collected.
+
+    Progress goes to this process's standard error. ``raw_output``, if given, receives a copy
+    of the raw JSON (the fixtures of the tests are made this way).
+    """
+    collector_mode = normalise_mode(mode)
+    collector_device = normalise_device(device)
+    if not torch_installed():
+        raise TorchNotInstalledError
+    with tempfile.TemporaryDirectory(prefix="atlas-witness-") as tmp:
+        root = Path(tmp)
+        for sub in ("inductor", "triton", "tmp"):
+            (root / sub).mkdir()
+        env = dict(os.environ)
+        env.update(
+            TORCHINDUCTOR_CACHE_DIR=str(root / "inductor"),
+            TRITON_CACHE_DIR=str(root / "triton"),
+            TMPDIR=str(root / "tmp"),
+            PYTHONPATH=os.pathsep.join(p for p in (str(_PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p),
+        )
+        if collector_device == "auto":
+            collector_device = "cuda" if _cuda_available(env) else "cpu"
+        result = root / "raw.json"
+        command = [
+            sys.executable,
+            "-m",
+            "atlas._witness.collect",
+            "--mode",
+            collector_mode,
+            "--device",
+            collector_device,
+            "--root",
+            str(root),
+            "--raw-output",
+            str(result),
+        ]
+        try:
+            done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=False, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise WitnessRunError(f"the witness run took longer than {timeout:.0f} s and was stopped") from None
+        if done.returncode != 0 or not result.exists():
+            raise WitnessRunError(
+                f"the witness run failed (exit status {done.returncode}); its messages are above"
+            )
+        text = result.read_text(encoding="utf-8")
+        if raw_output is not None:
+            raw_output.parent.mkdir(parents=True, exist_ok=True)
+            tmp_copy = raw_output.with_name(raw_output.name + ".tmp")
+            shutil.copyfile(result, tmp_copy)
+            os.replace(tmp_copy, raw_output)
+    try:
+        return RawRun.model_validate_json(text)
+    except ValidationError as exc:
+        raise WitnessRunError(f"the witness run wrote an unreadable result: {exc}") from None

@@ -1,0 +1,238 @@
+"""The ``atlas`` command: thin sub-commands over the API. Each parses, calls and prints.
+
+Library errors become one line on stderr and exit status 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main"]
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+
+
+def _dump(model: Any) -> Any:
+    if isinstance(model, tuple | list):
+        return [_dump(m) for m in model]
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+# --- path, stages, steps, stage ------------------------------------------------------------
+
+
+def _cmd_path(args: argparse.Namespace) -> int:
+    from atlas import query  # noqa: PLC0415
+
+    result = query.path(*args.values, atlas=args.atlas)
+    if args.json:
+        _print_json(_dump(result))
+        return 0
+    print(result.summary)
+    print()
+    for journey_step in result.steps:
+        print(journey_step)
+        print()
+    if result.python_ends:
+        ends = "; ".join(f"step {j.number} ({j.label})" for j in result.python_ends)
+        print(f"Where Python ends: {ends}")
+    else:
+        print("Where Python ends: nowhere in this path")
+    return 0
+
+
+def _cmd_stages(args: argparse.Namespace) -> int:
+    from atlas import query  # noqa: PLC0415
+
+    found = query.stages(args.atlas)
+    if args.json:
+        _print_json(_dump(found))
+        return 0
+    width = max((len(s.id) for s in found), default=0)
+    for stage in found:
+        print(f"{stage.id:<{width}}  {stage.label} ({stage.kind.split('/', 1)[1]})")
+    return 0
+
+
+def _cmd_steps(args: argparse.Namespace) -> int:
+    from atlas import query  # noqa: PLC0415
+
+    index = query.index()
+    found = query.steps(args.atlas)
+    if args.json:
+        _print_json(_dump(found))
+        return 0
+    for step in found:
+        when = ", ".join([*(v.split("/", 1)[1] for v in step.when), *(f"any {d}" for d in step.when_any)])
+        print(
+            f"{step.id}\n  {index.stage(step.from_stage).label} \u2014 {step.verb} \u2192 "
+            f"{index.stage(step.to_stage).label}  [{when}]"
+        )
+    return 0
+
+
+def _cmd_stage(args: argparse.Namespace) -> int:
+    from atlas import query  # noqa: PLC0415
+
+    index = query.index()
+    stage = query.stage(args.id)
+    if args.json:
+        _print_json(_dump(stage))
+        return 0
+    print(f"{stage.label} ({stage.id})")
+    print(f"kind: {stage.kind.split('/', 1)[1]}")
+    if stage.technology:
+        print(f"technology: {index.technologies[stage.technology].label}")
+    print(f"atlases: {', '.join(stage.atlases)}")
+    print(f"runs in the Python interpreter: {'yes' if stage.executes_in_python else 'no'}")
+    print()
+    print(stage.description)
+    for item in index.evidence(stage.citations):
+        print()
+        print(f"Source: {item}")
+    return 0
+
+
+# --- sparql, export, check -----------------------------------------------------------------
+
+
+def _cmd_sparql(args: argparse.Namespace) -> int:
+    from atlas import store  # noqa: PLC0415
+
+    text = args.query
+    if Path(text).suffix == ".rq" or (len(text) < 4096 and "\n" not in text and Path(text).is_file()):
+        text = Path(text).read_text(encoding="utf-8")
+    result = store.sparql(text)
+    if args.json or not isinstance(result, list):
+        _print_json(result) if not isinstance(result, str) else print(result, end="")
+        return 0
+    if not result:
+        print("(no rows)")
+        return 0
+    columns = list(result[0])
+    print("\t".join(columns))
+    for row in result:
+        print("\t".join("" if row[c] is None else str(row[c]) for c in columns))
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from atlas import _resources, export  # noqa: PLC0415
+
+    document = export.build()
+    if args.output == "-":
+        sys.stdout.write(export.dumps(document))
+        return 0
+    target = Path(args.output) if args.output else Path(str(_resources.export_file()))
+    export.write(document, target)
+    counts = document.counts
+    print(
+        f"wrote {target}: data version {document.version}, {counts.atlases} atlases, "
+        f"{counts.stages} stages, {counts.steps} steps, {counts.citations} citations",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from atlas import verify  # noqa: PLC0415
+
+    report = verify.check(
+        sources=Path(args.sources) if args.sources else None,
+        online=args.online,
+        max_age_days=args.max_age,
+    )
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print(report.text())
+    return report.exit_code
+
+
+# --- the parser ----------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="atlas",
+        description="Execution Atlas: what actually happens when software runs a model.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, handler: Handler, help_text: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
+        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        if json_flag:
+            cmd.add_argument("--json", action="store_true", help="print JSON for tools")
+        cmd.set_defaults(handler=handler)
+        return cmd
+
+    cmd = command("path", _cmd_path, "print the journey of one mode and device, step by step")
+    cmd.add_argument("values", nargs="+", metavar="VALUE",
+                     help="one value per dimension, in order (PyTorch: MODE DEVICE, e.g. compile gpu)")
+    cmd.add_argument("--atlas", default="pytorch", help="the atlas (default: pytorch)")
+
+    for name, handler, text in (
+        ("stages", _cmd_stages, "list the stages"),
+        ("steps", _cmd_steps, "list the steps with their conditions"),
+    ):
+        cmd = command(name, handler, text)
+        cmd.add_argument("--atlas", default=None, help="only this atlas")
+
+    cmd = command("stage", _cmd_stage, "describe one stage, with its sources")
+    cmd.add_argument("id", help="the stage's id, e.g. torchdynamo")
+
+    cmd = command("sparql", _cmd_sparql, "run a read-only SPARQL query over the atlas")
+    cmd.add_argument("query", help="the query text, or a .rq file")
+
+    cmd = command("export", _cmd_export, "write the versioned JSON(-LD) export", json_flag=False)
+    cmd.add_argument("--output", "-o", default=None,
+                     help="the file to write ('-' for stdout; default: the shipped dataset/atlas.json)")
+
+    cmd = command("check", _cmd_check, "verify every stage, step, citation, quote and date")
+    cmd.add_argument("--sources", metavar="DIR", help="verify quotes against these snapshots")
+    cmd.add_argument("--online", action="store_true", help="fetch each cited URL and verify its quotes")
+    cmd.add_argument("--max-age", type=int, default=365, metavar="DAYS",
+                     help="warn about checks older than this (default 365)")
+    return parser
+
+
+def _version() -> str:
+    from atlas._version import __version__  # noqa: PLC0415
+
+    return __version__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``atlas`` command; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    from atlas.errors import AtlasError  # noqa: PLC0415
+
+    try:
+        handler: Handler = args.handler
+        return handler(args)
+    except AtlasError as error:
+        print(f"atlas {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader went away (``atlas path ... | head``): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"atlas {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"atlas {args.command}: interrupted", file=sys.stderr)
+        return 130

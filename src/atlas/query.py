@@ -1,0 +1,437 @@
+"""Execution paths and lookups, served from an index of the shipped JSON export (no rdflib).
+
+The index is built once, on first use, from ``dataset/atlas.json``; :func:`path` then answers
+from plain dictionaries and memoises each distinct selection.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from atlas import _resources
+from atlas.errors import CycleError, DatasetError, Problem, UnknownIdError, UnknownValueError
+from atlas.models import (
+    Atlas,
+    AtlasDocument,
+    Citation,
+    Concept,
+    ConceptScheme,
+    Evidence,
+    ExecutionPath,
+    JourneyStep,
+    Source,
+    Stage,
+    Step,
+    Technology,
+)
+
+__all__ = [
+    "Index",
+    "atlases",
+    "citation",
+    "get",
+    "index",
+    "load",
+    "path",
+    "source",
+    "stage",
+    "stages",
+    "step",
+    "steps",
+    "technology",
+]
+
+DEFAULT_ATLAS = "pytorch"
+
+
+@dataclass(frozen=True)
+class _Dimension:
+    scheme: ConceptScheme
+    lookup: Mapping[str, Concept]  # casefolded label, alias, name or id -> value
+
+
+@dataclass(frozen=True)
+class _AtlasIndex:
+    atlas: Atlas
+    dimensions: tuple[_Dimension, ...]
+    steps: tuple[Step, ...]  # live (not deprecated) steps, in curated order
+    conditions: tuple[tuple[frozenset[str] | None, ...], ...]  # per step, per dimension
+
+
+class Index:
+    """Dictionaries over one :class:`AtlasDocument`, answering lookups and paths quickly."""
+
+    def __init__(self, document: AtlasDocument):
+        self.document = document
+        self.stages = {s.id: s for s in document.stages}
+        self.steps = {s.id: s for s in document.steps}
+        self.citations = {c.id: c for c in document.citations}
+        self.sources = {s.url: s for s in document.sources}
+        self.technologies = {t.id: t for t in document.technologies}
+        self.schemes = {s.id: s for s in document.schemes}
+        self.atlases = {a.id: a for a in document.atlases}
+        self._atlas_index: dict[str, _AtlasIndex] = {}
+        self._paths: dict[tuple[str, tuple[str, ...]], ExecutionPath] = {}
+        self._evidence: dict[str, tuple[Evidence, ...]] = {}
+
+    # --- lookups -----------------------------------------------------------------------
+    def atlas(self, name: str) -> Atlas:
+        """The atlas with this id or label (case-insensitive)."""
+        found = self.atlases.get(name)
+        if found is None:
+            folded = name.casefold()
+            found = next(
+                (a for a in self.atlases.values() if folded in (a.id, a.label.casefold())), None
+            )
+        if found is None:
+            raise UnknownIdError("atlas", name, sorted(self.atlases))
+        return found
+
+    def stage(self, stage_id: str) -> Stage:
+        """The stage with this id."""
+        try:
+            return self.stages[stage_id]
+        except KeyError:
+            raise UnknownIdError("stage", stage_id, sorted(self.stages)) from None
+
+    def step(self, step_id: str) -> Step:
+        """The step with this id."""
+        try:
+            return self.steps[step_id]
+        except KeyError:
+            raise UnknownIdError("step", step_id, sorted(self.steps)) from None
+
+    def evidence(self, citation_ids: tuple[str, ...]) -> tuple[Evidence, ...]:
+        """The citations with these ids, each with its source."""
+        items = []
+        for cid in citation_ids:
+            citation = self.citations.get(cid)
+            if citation is None:
+                raise UnknownIdError("citation", cid, sorted(self.citations))
+            source = self.sources.get(citation.source)
+            if source is None:
+                raise DatasetError(
+                    [Problem("violation", f"cites an unlisted source <{citation.source}>", subject=cid)]
+                )
+            items.append(Evidence.model_construct(citation=citation, source=source))
+        return tuple(items)
+
+    # --- paths -------------------------------------------------------------------------
+    def _index_of(self, atlas: Atlas) -> _AtlasIndex:
+        cached = self._atlas_index.get(atlas.id)
+        if cached is not None:
+            return cached
+        dimensions = []
+        for scheme_id in atlas.dimensions:
+            scheme = self.schemes.get(scheme_id)
+            if scheme is None:
+                raise UnknownIdError("dimension", scheme_id, sorted(self.schemes))
+            lookup: dict[str, Concept] = {}
+            for value in scheme.values:
+                for key in (value.id, value.name, value.label, *value.alt_labels):
+                    lookup.setdefault(key.casefold(), value)
+            dimensions.append(_Dimension(scheme, lookup))
+        live = sorted(
+            (s for s in self.document.steps if s.atlas == atlas.id and not s.deprecated),
+            key=lambda s: (s.order is None, s.order or 0, s.id),
+        )
+        conditions = []
+        for step in live:
+            per_dim: list[frozenset[str] | None] = []
+            for dim in dimensions:
+                if dim.scheme.id in step.when_any:
+                    per_dim.append(None)
+                else:
+                    prefix = dim.scheme.id + "/"
+                    per_dim.append(frozenset(v for v in step.when if v.startswith(prefix)))
+            conditions.append(tuple(per_dim))
+        built = _AtlasIndex(atlas, tuple(dimensions), tuple(live), tuple(conditions))
+        self._atlas_index[atlas.id] = built
+        return built
+
+    def resolve(
+        self, values: tuple[str, ...], named: Mapping[str, str], atlas: str = DEFAULT_ATLAS
+    ) -> tuple[Atlas, tuple[Concept, ...]]:
+        """Resolve dimension values given by position and by name to concepts of ``atlas``."""
+        found = self.atlas(atlas)
+        aindex = self._index_of(found)
+        names = [d.scheme.label for d in aindex.dimensions]
+        if len(values) > len(names):
+            raise UnknownValueError(
+                "number of values", str(len(values)), [str(len(names))],
+                extra=f"atlas {found.id!r} has dimensions {', '.join(names)}",
+            )
+        given: dict[str, str] = dict(zip(names, values, strict=False))
+        for key, value in named.items():
+            if key not in names:
+                raise UnknownValueError(f"dimension of atlas {found.id!r}", key, names)
+            if key in given:
+                raise UnknownValueError(f"repeated dimension {key!r}; value", value, [given[key]])
+            given[key] = value
+        chosen = []
+        for dim in aindex.dimensions:
+            name = dim.scheme.label
+            if name not in given:
+                labels = [v.label for v in dim.scheme.values]
+                raise UnknownValueError(
+                    f"{name} (missing) for atlas {found.id!r}; value", "", labels
+                )
+            value = dim.lookup.get(given[name].strip().casefold())
+            if value is None:
+                other = [
+                    d.scheme.label
+                    for d in aindex.dimensions
+                    if d is not dim and given[name].strip().casefold() in d.lookup
+                ]
+                extra = f"{given[name]!r} is a {other[0]}: check the order of the values" if other else ""
+                raise UnknownValueError(
+                    name, given[name], [v.label for v in dim.scheme.values], extra=extra
+                )
+            chosen.append(value)
+        return found, tuple(chosen)
+
+    def path(self, *values: str, atlas: str = DEFAULT_ATLAS, **named: str) -> ExecutionPath:
+        """The execution path of ``atlas`` under the given dimension values."""
+        found, chosen = self.resolve(values, named, atlas)
+        key = (found.id, tuple(c.id for c in chosen))
+        cached = self._paths.get(key)
+        if cached is None:
+            cached = self._compute(found, chosen)
+            self._paths[key] = cached
+        return cached
+
+    def _compute(self, atlas: Atlas, chosen: tuple[Concept, ...]) -> ExecutionPath:
+        aindex = self._index_of(atlas)
+        selected = [c.id for c in chosen]
+        matching = [
+            step
+            for step, conds in zip(aindex.steps, aindex.conditions, strict=True)
+            if all(c is None or v in c for c, v in zip(conds, selected, strict=True))
+        ]
+        outgoing: dict[str, list[Step]] = {}
+        for step in matching:
+            outgoing.setdefault(step.from_stage, []).append(step)
+        reached = {atlas.entry_stage}
+        todo = [atlas.entry_stage]
+        while todo:
+            for step in outgoing.get(todo.pop(), ()):
+                if step.to_stage not in reached:
+                    reached.add(step.to_stage)
+                    todo.append(step.to_stage)
+        steps = [s for s in matching if s.from_stage in reached]
+        order = self._topological(atlas, steps)
+        position = {sid: i for i, sid in enumerate(order)}
+        steps.sort(key=lambda s: (position[s.from_stage], s.order is None, s.order or 0, s.id))
+        journey = []
+        for number, step in enumerate(steps, start=1):
+            evidence = self._evidence.get(step.id)
+            if evidence is None:
+                evidence = self._evidence[step.id] = self.evidence(step.citations)
+            journey.append(
+                JourneyStep.model_construct(
+                    number=number,
+                    step=step,
+                    from_stage=self.stage(step.from_stage),
+                    to_stage=self.stage(step.to_stage),
+                    evidence=evidence,
+                )
+            )
+        stages = tuple(self.stage(sid) for sid in order)
+        summary = (
+            " ".join(c.phrase for c in chosen)
+            + f": {len(stages)} stage{'s' * (len(stages) != 1)},"
+            + f" {len(journey)} step{'s' * (len(journey) != 1)}"
+        )
+        ends = tuple(
+            j for j in journey if j.from_stage.executes_in_python and not j.to_stage.executes_in_python
+        )
+        return ExecutionPath.model_construct(
+            atlas=atlas.id,
+            selection=chosen,
+            summary=summary,
+            stages=stages,
+            steps=tuple(journey),
+            python_ends=ends,
+        )
+
+    def _topological(self, atlas: Atlas, steps: list[Step]) -> list[str]:
+        """Kahn's algorithm from the entry stage; ties broken by curated order, then id."""
+        nodes = {atlas.entry_stage}
+        indegree: dict[str, int] = {}
+        for step in steps:
+            nodes.update((step.from_stage, step.to_stage))
+        for node in nodes:
+            indegree[node] = 0
+        for step in steps:
+            indegree[step.to_stage] += 1
+
+        def rank(sid: str) -> tuple[bool, int, str]:
+            stage = self.stage(sid)
+            return (stage.order is None, stage.order or 0, sid)
+
+        ready = [(rank(n), n) for n in nodes if indegree[n] == 0]
+        heapq.heapify(ready)
+        order: list[str] = []
+        outgoing: dict[str, list[str]] = {}
+        for step in steps:
+            outgoing.setdefault(step.from_stage, []).append(step.to_stage)
+        while ready:
+            _, node = heapq.heappop(ready)
+            order.append(node)
+            for target in outgoing.get(node, ()):
+                indegree[target] -= 1
+                if indegree[target] == 0:
+                    heapq.heappush(ready, (rank(target), target))
+        if len(order) != len(nodes):
+            stuck = sorted(n for n in nodes if n not in order)
+            cycle_steps = sorted(s.id for s in steps if s.from_stage in stuck and s.to_stage in stuck)
+            raise CycleError(
+                [
+                    Problem(
+                        "violation",
+                        f"the steps {', '.join(cycle_steps)} form a cycle through the stages "
+                        f"{', '.join(stuck)}; a path must have a journey order",
+                        subject=atlas.id,
+                        hint="remove or re-condition one of these steps",
+                        code="cycle",
+                    )
+                ],
+                source=f"atlas {atlas.id!r}",
+            )
+        return order
+
+    def all_paths(self, atlas: str = DEFAULT_ATLAS) -> list[ExecutionPath]:
+        """Every combination of dimension values of ``atlas``, in curated order."""
+        found = self.atlas(atlas)
+        aindex = self._index_of(found)
+        combos: list[tuple[Concept, ...]] = [()]
+        for dim in aindex.dimensions:
+            combos = [(*c, v) for c in combos for v in dim.scheme.values]
+        return [self.path(*(v.id for v in combo), atlas=found.id) for combo in combos]
+
+
+@functools.cache
+def index() -> Index:
+    """The index of the shipped export, built on first use."""
+    return Index(load())
+
+
+@functools.cache
+def load() -> AtlasDocument:
+    """The whole shipped dataset, read once from the committed JSON export.
+
+    Raises:
+        DatasetError: when the shipped export is missing or invalid.
+    """
+    import pydantic  # noqa: PLC0415 - only needed for its error type
+
+    file = _resources.export_file()
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise DatasetError(
+            [Problem("violation", "the JSON export is missing", file=f"dataset/{file.name}",
+                     hint="run 'atlas export' to generate it")],
+            source="shipped export",
+        ) from None
+    try:
+        return AtlasDocument.model_validate_json(data)
+    except pydantic.ValidationError as error:
+        problems = [
+            Problem(
+                "violation",
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}",
+                file=f"dataset/{file.name}",
+                code=str(e["type"]),
+            )
+            for e in error.errors()
+        ]
+        raise DatasetError(problems, source="shipped export") from None
+
+
+def path(*values: str, atlas: str = DEFAULT_ATLAS, **dimensions: str) -> ExecutionPath:
+    """The execution path of an atlas under one value of each of its dimensions.
+
+    Values are given in the atlas's dimension order or by dimension name, as labels, aliases or
+    ids, case-insensitively.
+
+    >>> print(path("torch.compile", "NVIDIA GPU"))
+    torch.compile on an NVIDIA GPU: 12 stages, 12 steps
+    >>> path(mode="eager", device="cpu").summary
+    'eager mode on a CPU: 5 stages, 4 steps'
+
+    Raises:
+        UnknownValueError: a value no dimension knows; the message lists the valid ones.
+        UnknownIdError: an unknown atlas.
+    """
+    return index().path(*values, atlas=atlas, **dimensions)
+
+
+def atlases() -> tuple[Atlas, ...]:
+    """Every atlas of the dataset, in curated order."""
+    return load().atlases
+
+
+def get(name: str) -> Atlas:
+    """The atlas with this id or label, e.g. ``get("pytorch")``."""
+    return index().atlas(name)
+
+
+def stages(atlas: str | None = None) -> tuple[Stage, ...]:
+    """Every stage, or those of one atlas."""
+    found = None if atlas is None else index().atlas(atlas).id
+    return tuple(s for s in load().stages if found is None or found in s.atlases)
+
+
+def steps(atlas: str | None = None) -> tuple[Step, ...]:
+    """Every step, or those of one atlas, in curated order."""
+    found = None if atlas is None else index().atlas(atlas).id
+    return tuple(s for s in load().steps if found is None or s.atlas == found)
+
+
+def stage(stage_id: str) -> Stage:
+    """The stage with this id, e.g. ``stage("torchdynamo")``.
+
+    Raises:
+        UnknownIdError: a ``LookupError`` naming the closest ids.
+    """
+    return index().stage(stage_id)
+
+
+def step(step_id: str) -> Step:
+    """The step with this id.
+
+    Raises:
+        UnknownIdError: a ``LookupError`` naming the closest ids.
+    """
+    return index().step(step_id)
+
+
+def technology(technology_id: str) -> Technology:
+    """The technology with this id."""
+    try:
+        return index().technologies[technology_id]
+    except KeyError:
+        raise UnknownIdError("technology", technology_id, sorted(index().technologies)) from None
+
+
+def citation(citation_id: str) -> Citation:
+    """The citation with this id."""
+    try:
+        return index().citations[citation_id]
+    except KeyError:
+        raise UnknownIdError("citation", citation_id, sorted(index().citations)) from None
+
+
+def source(url_or_id: str) -> Source:
+    """The source with this URL or short id."""
+    idx = index()
+    found = idx.sources.get(url_or_id) or next(
+        (s for s in idx.sources.values() if s.id == url_or_id), None
+    )
+    if found is None:
+        raise UnknownIdError("source", url_or_id, sorted(s.id for s in idx.sources.values()))
+    return found
