@@ -200,6 +200,19 @@ CLASSES: dict[str, ClassMap] = {
                 _ORDER,
             ),
         ),
+        ClassMap(
+            "Relation",
+            "ea:Relation",
+            "relation/",
+            (
+                _t("atlas", "dcterms:isPartOf", "ref", "atlas/"),
+                _t("from", "ea:from", "ref", "technology/"),
+                _t("to", "ea:to", "ref", "technology/"),
+                _t("relation", "ea:relation"),
+                _t("citations", "prov:wasDerivedFrom", "refs", "citation/"),
+                _ORDER,
+            ),
+        ),
     )
 }
 
@@ -212,6 +225,7 @@ COLLECTIONS: dict[str, str] = {
     "citations": "Citation",
     "sources": "Source",
     "technologies": "Technology",
+    "relations": "Relation",
 }
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "ExecutionPath",
     "JourneyStep",
     "QuoteSelector",
+    "Relation",
     "Source",
     "Stage",
     "Step",
@@ -221,6 +222,19 @@ class Step(_Model):
     replaced_by: Id | None = Field(None, description="The step that replaces a retired one.")
 
 
+class Relation(_Model):
+    """A cited relation between two technologies, such as 'CPython is written in C'."""
+
+    type: Literal["Relation"] = Field("Relation", description="Always 'Relation'.")
+    id: Id = Field(description="The relation's id, e.g. 'cpython-written-in-c'.")
+    atlas: Id = Field(description="The atlas the relation belongs to, e.g. 'technologies'.")
+    from_technology: Id = Field(alias="from", description="The technology the relation starts at.")
+    to_technology: Id = Field(alias="to", description="The technology it points to.")
+    relation: Literal["written in"] = Field(description="What the relation says.")
+    citations: tuple[Id, ...] = Field(description="The citations backing the relation (>= 1).")
+    order: int | None = Field(None, description="Curated position.")
+
+
 class Counts(_Model):
     """How many records of each kind a document holds."""
 
@@ -230,6 +244,7 @@ class Counts(_Model):
     citations: int = Field(description="Citations.")
     sources: int = Field(description="Sources.")
     technologies: int = Field(description="Technologies.")
+    relations: int = Field(description="Relations between technologies.")
 
 
 class AtlasDocument(_Model):
@@ -264,6 +279,7 @@ class AtlasDocument(_Model):
     citations: tuple[Citation, ...] = Field(description="Every citation.")
     sources: tuple[Source, ...] = Field(description="Every cited or listed source.")
     technologies: tuple[Technology, ...] = Field(description="Every technology.")
+    relations: tuple[Relation, ...] = Field(description="Every relation between technologies.")
 
 
 # --- query results (not part of the export) -----------------------------------------------

@@ -196,6 +196,12 @@ class Index:
     def path(self, *values: str, atlas: str = DEFAULT_ATLAS, **named: str) -> ExecutionPath:
         """The execution path of ``atlas`` under the given dimension values."""
         found, chosen = self.resolve(values, named, atlas)
+        if not found.dimensions:
+            raise UnknownValueError(
+                "atlas for paths", found.id,
+                [a.id for a in self.atlases.values() if a.dimensions],
+                extra=f"atlas {found.id!r} has no dimensions and so no execution paths",
+            )
         key = (found.id, tuple(c.id for c in chosen))
         cached = self._paths.get(key)
         if cached is None:

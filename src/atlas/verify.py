@@ -40,7 +40,7 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
     def bad(kind: str, local: str, message: str, hint: str | None = None, code: str = "") -> None:
         problems.append(Problem("violation", message, subject=_iri(kind, local), hint=hint, code=code))
 
-    for key in ("atlases", "stages", "steps", "citations", "sources", "technologies", "schemes"):
+    for key in ("atlases", "stages", "steps", "citations", "sources", "technologies", "schemes", "relations"):
         counted = Counter(getattr(item, "id") for item in getattr(document, key))  # noqa: B009
         for dup, n in sorted(counted.items()):
             if n > 1:
@@ -65,8 +65,8 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                 bad("atlas", atlas.id, f"dimension {dim!r} is not a concept scheme", code="dangling")
             elif not schemes[dim].values:
                 bad("atlas", atlas.id, f"dimension {dim!r} has no values", code="empty-dimension")
-        if not atlas.dimensions:
-            bad("atlas", atlas.id, "declares no dimension", code="missing")
+        if not atlas.dimensions and any(s.atlas == atlas.id for s in document.steps):
+            bad("atlas", atlas.id, "has steps but declares no dimension", code="missing")
 
     for stage in document.stages:
         if not stage.kind.startswith(f"{STAGE_KINDS}/") or stage.kind not in concepts:
@@ -140,6 +140,18 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
         for claim in stage.unsupported_claims:
             problems.append(Problem("warning", f"unsupported claim: {claim}", subject=_iri("stage", stage.id),
                                     hint="find a source that supports it, or remove it", code="unsupported"))
+
+    for relation in document.relations:
+        if relation.atlas not in atlases:
+            bad("relation", relation.id, f"belongs to an unknown atlas {relation.atlas!r}", code="dangling")
+        for end, tid in (("from", relation.from_technology), ("to", relation.to_technology)):
+            if tid not in technologies:
+                bad("relation", relation.id, f"{end}-technology {tid!r} is not a technology", code="dangling")
+        if not relation.citations:
+            bad("relation", relation.id, "has no citation", code="no-citation")
+        for cid in relation.citations:
+            if cid not in citations:
+                bad("relation", relation.id, f"cites an unknown citation {cid!r}", code="dangling")
 
     for citation in document.citations:
         if citation.source not in sources:

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Build the wheel, install it with its test extras into a fresh virtual environment, and run the
+# whole test suite (and the doctests of the installed modules) against the installed package,
+# so that a file missing from the wheel fails the run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=${ATLAS_TEST_VENV:-$root/.venv-test}
+python=${PYTHON:-python3}
+
+"$python" -m venv --clear "$venv"
+"$venv/bin/python" -m pip install -q --upgrade pip build
+rm -rf "$root/dist"
+"$venv/bin/python" -m build --wheel --outdir "$root/dist" "$root" >/dev/null
+wheel=$(ls "$root"/dist/execution_atlas-*.whl)
+# The CPU build of PyTorch (the witness extra) is pinned: a bare "torch" would pull a CUDA build.
+"$venv/bin/python" -m pip install -q "torch==2.13.0"
+"$venv/bin/python" -m pip install -q "${wheel}[test,witness,site,serve]"
+
+cd "$root"
+export ATLAS_TEST_WHEEL=1
+"$venv/bin/python" -m pytest -p no:cacheprovider tests "$@"
+"$venv/bin/python" -m pytest -p no:cacheprovider -q --doctest-modules --pyargs atlas
