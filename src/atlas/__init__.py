@@ -14,7 +14,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from atlas.verify import check
     from atlas.errors import (
         AtlasError,
         CycleError,
@@ -24,7 +23,6 @@ if TYPE_CHECKING:
         UnknownIdError,
         UnknownValueError,
     )
-    from atlas.turtle import dataset_graph as graph
     from atlas.models import (
         Atlas,
         AtlasDocument,
@@ -53,6 +51,8 @@ if TYPE_CHECKING:
         technology,
     )
     from atlas.store import sparql
+    from atlas.turtle import dataset_graph as graph
+    from atlas.verify import check
 
 __all__ = [
     "Atlas",

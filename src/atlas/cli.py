@@ -16,6 +16,7 @@ from typing import Any
 __all__ = ["main"]
 
 Handler = Callable[[argparse.Namespace], int]
+_MAX_PATH = 4096
 
 
 def _print_json(data: Any) -> None:
@@ -73,7 +74,9 @@ def _cmd_steps(args: argparse.Namespace) -> int:
         _print_json(_dump(found))
         return 0
     for step in found:
-        when = ", ".join([*(v.split("/", 1)[1] for v in step.when), *(f"any {d}" for d in step.when_any)])
+        when = ", ".join(
+            [*(v.split("/", 1)[1] for v in step.when), *(f"any {d}" for d in step.when_any)]
+        )
         print(
             f"{step.id}\n  {index.stage(step.from_stage).label} \u2014 {step.verb} \u2192 "
             f"{index.stage(step.to_stage).label}  [{when}]"
@@ -110,7 +113,9 @@ def _cmd_sparql(args: argparse.Namespace) -> int:
     from atlas import store  # noqa: PLC0415
 
     text = args.query
-    if Path(text).suffix == ".rq" or (len(text) < 4096 and "\n" not in text and Path(text).is_file()):
+    if Path(text).suffix == ".rq" or (
+        len(text) < _MAX_PATH and "\n" not in text and Path(text).is_file()
+    ):
         text = Path(text).read_text(encoding="utf-8")
     result = store.sparql(text)
     if args.json or not isinstance(result, list):
@@ -170,7 +175,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def command(name: str, handler: Handler, help_text: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
+    def command(
+        name: str, handler: Handler, help_text: str, *, json_flag: bool = True
+    ) -> argparse.ArgumentParser:
         cmd = sub.add_parser(name, help=help_text, description=help_text)
         if json_flag:
             cmd.add_argument("--json", action="store_true", help="print JSON for tools")
@@ -178,8 +185,12 @@ def _parser() -> argparse.ArgumentParser:
         return cmd
 
     cmd = command("path", _cmd_path, "print the journey of one mode and device, step by step")
-    cmd.add_argument("values", nargs="+", metavar="VALUE",
-                     help="one value per dimension, in order (PyTorch: MODE DEVICE, e.g. compile gpu)")
+    cmd.add_argument(
+        "values",
+        nargs="+",
+        metavar="VALUE",
+        help="one value per dimension, in order (PyTorch: MODE DEVICE, e.g. compile gpu)",
+    )
     cmd.add_argument("--atlas", default="pytorch", help="the atlas (default: pytorch)")
 
     for name, handler, text in (
@@ -196,14 +207,25 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("query", help="the query text, or a .rq file")
 
     cmd = command("export", _cmd_export, "write the versioned JSON(-LD) export", json_flag=False)
-    cmd.add_argument("--output", "-o", default=None,
-                     help="the file to write ('-' for stdout; default: the shipped dataset/atlas.json)")
+    cmd.add_argument(
+        "--output",
+        "-o",
+        default=None,
+        help="the file to write ('-' for stdout; default: the shipped dataset/atlas.json)",
+    )
 
     cmd = command("check", _cmd_check, "verify every stage, step, citation, quote and date")
     cmd.add_argument("--sources", metavar="DIR", help="verify quotes against these snapshots")
-    cmd.add_argument("--online", action="store_true", help="fetch each cited URL and verify its quotes")
-    cmd.add_argument("--max-age", type=int, default=365, metavar="DAYS",
-                     help="warn about checks older than this (default 365)")
+    cmd.add_argument(
+        "--online", action="store_true", help="fetch each cited URL and verify its quotes"
+    )
+    cmd.add_argument(
+        "--max-age",
+        type=int,
+        default=365,
+        metavar="DAYS",
+        help="warn about checks older than this (default 365)",
+    )
     return parser
 
 

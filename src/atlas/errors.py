@@ -63,7 +63,9 @@ class AtlasError(Exception):
 class DatasetError(AtlasError, ValueError):
     """A dataset (Turtle or JSON) is malformed or inconsistent; holds every problem found."""
 
-    def __init__(self, problems: list[Problem] | tuple[Problem, ...], source: str = "dataset"):
+    def __init__(
+        self, problems: list[Problem] | tuple[Problem, ...], source: str = "dataset"
+    ) -> None:
         self.problems = tuple(problems)
         self.source = source
         count = len(self.problems)
@@ -79,7 +81,7 @@ class CycleError(DatasetError):
 class UnknownValueError(AtlasError, ValueError):
     """A dimension value (such as a mode or a device) that the atlas does not know."""
 
-    def __init__(self, what: str, value: str, choices: list[str], extra: str = ""):
+    def __init__(self, what: str, value: str, choices: list[str], extra: str = "") -> None:
         self.value = value
         self.choices = tuple(choices)
         message = f"unknown {what} {value!r}; valid: {', '.join(choices)}"
@@ -95,7 +97,7 @@ class UnknownValueError(AtlasError, ValueError):
 class UnknownIdError(AtlasError, LookupError):
     """An identifier (of a stage, step, atlas...) that the dataset does not hold."""
 
-    def __init__(self, what: str, value: str, choices: list[str]):
+    def __init__(self, what: str, value: str, choices: list[str]) -> None:
         self.value = value
         self.choices = tuple(choices)
         message = f"unknown {what} id {value!r}"

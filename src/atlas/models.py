@@ -105,9 +105,11 @@ class Atlas(_Model):
     label: Text = Field(description="A short name, e.g. 'PyTorch'.")
     question: Text = Field(description="The question the atlas answers; its title.")
     description: Text = Field(description="An introduction in the atlas's own words.")
-    entry_stage: Id = Field(description="The id of the stage every path starts from.")
+    entry_stage: Id | None = Field(
+        None, description="The id of the stage every path starts from (atlases with paths)."
+    )
     dimensions: tuple[Id, ...] = Field(
-        description="The ids of the concept schemes the paths vary along, in order."
+        (), description="The ids of the concept schemes the paths vary along, in order."
     )
     scope_notes: tuple[Text, ...] = Field((), description="What the atlas does not cover.")
     order: int | None = Field(None, description="Position among the atlases.")
@@ -255,7 +257,7 @@ class AtlasDocument(_Model):
         alias="@context", description="The inline JSON-LD context mapping keys to the vocabulary."
     )
     id: Literal["https://w3id.org/execution-atlas/"] = Field(
-        BASE_IRI, description="The dataset's IRI."
+        "https://w3id.org/execution-atlas/", description="The dataset's IRI."
     )
     type: Literal["Dataset"] = Field("Dataset", description="Always 'Dataset' (dcat:Dataset).")
     title: Text = Field(description="The dataset's title.")
@@ -267,7 +269,7 @@ class AtlasDocument(_Model):
     )
     issued: dt.date = Field(description="The release date of this data version.")
     license: Literal["https://creativecommons.org/licenses/by/4.0/"] = Field(
-        LICENSE_URL, description="The data licence: CC BY 4.0."
+        "https://creativecommons.org/licenses/by/4.0/", description="The data licence: CC BY 4.0."
     )
     license_name: Literal["CC BY 4.0"] = Field("CC BY 4.0", description="The licence's name.")
     attribution: Text = Field(description="How to credit the dataset.")
@@ -316,7 +318,7 @@ class JourneyStep(_Model):
 
     @property
     def label(self) -> str:
-        """'from \u2014 verb \u2192 to', e.g. 'FX graph \u2014 is compiled by \u2192 TorchInductor'."""
+        """'from — verb → to', e.g. 'FX graph — is compiled by → TorchInductor'."""
         return f"{self.from_stage.label} \u2014 {self.step.verb} \u2192 {self.to_stage.label}"
 
     def __str__(self) -> str:

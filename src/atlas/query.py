@@ -64,7 +64,7 @@ class _AtlasIndex:
 class Index:
     """Dictionaries over one :class:`AtlasDocument`, answering lookups and paths quickly."""
 
-    def __init__(self, document: AtlasDocument):
+    def __init__(self, document: AtlasDocument) -> None:
         self.document = document
         self.stages = {s.id: s for s in document.stages}
         self.steps = {s.id: s for s in document.steps}
@@ -114,7 +114,13 @@ class Index:
             source = self.sources.get(citation.source)
             if source is None:
                 raise DatasetError(
-                    [Problem("violation", f"cites an unlisted source <{citation.source}>", subject=cid)]
+                    [
+                        Problem(
+                            "violation",
+                            f"cites an unlisted source <{citation.source}>",
+                            subject=cid,
+                        )
+                    ]
                 )
             items.append(Evidence.model_construct(citation=citation, source=source))
         return tuple(items)
@@ -161,7 +167,9 @@ class Index:
         names = [d.scheme.label for d in aindex.dimensions]
         if len(values) > len(names):
             raise UnknownValueError(
-                "number of values", str(len(values)), [str(len(names))],
+                "number of values",
+                str(len(values)),
+                [str(len(names))],
                 extra=f"atlas {found.id!r} has dimensions {', '.join(names)}",
             )
         given: dict[str, str] = dict(zip(names, values, strict=False))
@@ -171,7 +179,7 @@ class Index:
             if key in given:
                 raise UnknownValueError(f"repeated dimension {key!r}; value", value, [given[key]])
             given[key] = value
-        chosen = []
+        chosen: list[Concept] = []
         for dim in aindex.dimensions:
             name = dim.scheme.label
             if name not in given:
@@ -179,18 +187,22 @@ class Index:
                 raise UnknownValueError(
                     f"{name} (missing) for atlas {found.id!r}; value", "", labels
                 )
-            value = dim.lookup.get(given[name].strip().casefold())
-            if value is None:
+            concept = dim.lookup.get(given[name].strip().casefold())
+            if concept is None:
                 other = [
                     d.scheme.label
                     for d in aindex.dimensions
                     if d is not dim and given[name].strip().casefold() in d.lookup
                 ]
-                extra = f"{given[name]!r} is a {other[0]}: check the order of the values" if other else ""
+                extra = (
+                    f"{given[name]!r} is a {other[0]}: check the order of the values"
+                    if other
+                    else ""
+                )
                 raise UnknownValueError(
                     name, given[name], [v.label for v in dim.scheme.values], extra=extra
                 )
-            chosen.append(value)
+            chosen.append(concept)
         return found, tuple(chosen)
 
     def path(self, *values: str, atlas: str = DEFAULT_ATLAS, **named: str) -> ExecutionPath:
@@ -198,7 +210,8 @@ class Index:
         found, chosen = self.resolve(values, named, atlas)
         if not found.dimensions:
             raise UnknownValueError(
-                "atlas for paths", found.id,
+                "atlas for paths",
+                found.id,
                 [a.id for a in self.atlases.values() if a.dimensions],
                 extra=f"atlas {found.id!r} has no dimensions and so no execution paths",
             )
@@ -220,8 +233,9 @@ class Index:
         outgoing: dict[str, list[Step]] = {}
         for step in matching:
             outgoing.setdefault(step.from_stage, []).append(step)
-        reached = {atlas.entry_stage}
-        todo = [atlas.entry_stage]
+        entry = atlas.entry_stage or ""
+        reached = {entry}
+        todo = [entry]
         while todo:
             for step in outgoing.get(todo.pop(), ()):
                 if step.to_stage not in reached:
@@ -252,7 +266,9 @@ class Index:
             + f" {len(journey)} step{'s' * (len(journey) != 1)}"
         )
         ends = tuple(
-            j for j in journey if j.from_stage.executes_in_python and not j.to_stage.executes_in_python
+            j
+            for j in journey
+            if j.from_stage.executes_in_python and not j.to_stage.executes_in_python
         )
         return ExecutionPath.model_construct(
             atlas=atlas.id,
@@ -265,7 +281,7 @@ class Index:
 
     def _topological(self, atlas: Atlas, steps: list[Step]) -> list[str]:
         """Kahn's algorithm from the entry stage; ties broken by curated order, then id."""
-        nodes = {atlas.entry_stage}
+        nodes = {atlas.entry_stage or ""}
         indegree: dict[str, int] = {}
         for step in steps:
             nodes.update((step.from_stage, step.to_stage))
@@ -293,7 +309,9 @@ class Index:
                     heapq.heappush(ready, (rank(target), target))
         if len(order) != len(nodes):
             stuck = sorted(n for n in nodes if n not in order)
-            cycle_steps = sorted(s.id for s in steps if s.from_stage in stuck and s.to_stage in stuck)
+            cycle_steps = sorted(
+                s.id for s in steps if s.from_stage in stuck and s.to_stage in stuck
+            )
             raise CycleError(
                 [
                     Problem(
@@ -339,8 +357,14 @@ def load() -> AtlasDocument:
         data = file.read_bytes()
     except FileNotFoundError:
         raise DatasetError(
-            [Problem("violation", "the JSON export is missing", file=f"dataset/{file.name}",
-                     hint="run 'atlas export' to generate it")],
+            [
+                Problem(
+                    "violation",
+                    "the JSON export is missing",
+                    file=f"dataset/{file.name}",
+                    hint="run 'atlas export' to generate it",
+                )
+            ],
             source="shipped export",
         ) from None
     try:

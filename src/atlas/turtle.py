@@ -58,7 +58,7 @@ def shipped_turtle() -> list[TurtleFile]:
 class _Locator:
     """Finds the line where a resource is described, for messages."""
 
-    def __init__(self, file: TurtleFile):
+    def __init__(self, file: TurtleFile) -> None:
         self.lines = file.text.splitlines()
         self.prefixes = {}
         for line in self.lines:
@@ -70,13 +70,15 @@ class _Locator:
         needles = [f"<{iri}>"]
         for prefix, namespace in self.prefixes.items():
             if iri.startswith(namespace) and len(iri) > len(namespace):
-                needles.append(f"{prefix}:{iri[len(namespace):]}")
+                needles.append(f"{prefix}:{iri[len(namespace) :]}")
         for starts in (True, False):
             for number, line in enumerate(self.lines, start=1):
                 text = line.strip()
                 for needle in needles:
                     hit = text.startswith(needle) if starts else needle in text
-                    if hit and (len(text) == len(needle) or not starts or text[len(needle)] in " \t;"):
+                    if hit and (
+                        len(text) == len(needle) or not starts or text[len(needle)] in " \t;"
+                    ):
                         return number
         return None
 
@@ -111,7 +113,7 @@ class _Reader:
         )
         return None
 
-    def value(self, subject: Node, term: Term, node: Node) -> Any:
+    def value(self, subject: Node, term: Term, node: Node) -> Any:  # noqa: C901, PLR0911, PLR0912 - one branch per literal kind
         kind = term.kind
         if kind in ("ref", "refs"):
             if not isinstance(node, URIRef):
@@ -177,7 +179,7 @@ class _Reader:
             self.problem(subject, f"{term.key}: malformed integer {lexical!r}", code="datatype")
             return None
 
-    def node(self, subject: Node, cls: ClassMap) -> dict[str, Any]:
+    def node(self, subject: Node, cls: ClassMap) -> dict[str, Any]:  # noqa: C901, PLR0912 - one branch per term kind
         data: dict[str, Any] = {"type": cls.name}
         self.consumed.add((subject, RDF.type, URIRef(expand(cls.rdf_type))))
         if cls.base is not None:
@@ -227,7 +229,9 @@ def _show(node: Node) -> str:
     if isinstance(node, BNode):
         return "a blank node"
     if isinstance(node, Literal):
-        tail = f"^^<{node.datatype}>" if node.datatype else f"@{node.language}" * bool(node.language)
+        tail = (
+            f"^^<{node.datatype}>" if node.datatype else f"@{node.language}" * bool(node.language)
+        )
         return f"{str(node)!r}{tail}"
     return repr(node)
 
@@ -237,7 +241,9 @@ def _order_key(item: dict[str, Any]) -> tuple[bool, int, str]:
     return (order is None, order if isinstance(order, int) else 0, str(item.get("id", "")))
 
 
-def _parse(files: Iterable[TurtleFile]) -> tuple[rdflib.Graph, dict[Node, tuple[str, _Locator]], list[Problem]]:
+def _parse(
+    files: Iterable[TurtleFile],
+) -> tuple[rdflib.Graph, dict[Node, tuple[str, _Locator]], list[Problem]]:
     graph = rdflib.Graph()
     origin: dict[Node, tuple[str, _Locator]] = {}
     problems: list[Problem] = []
@@ -285,7 +291,7 @@ def dataset_graph(files: Iterable[TurtleFile] | None = None) -> rdflib.Graph:
     return graph
 
 
-def read_turtle(files: Iterable[TurtleFile] | None = None) -> AtlasDocument:
+def read_turtle(files: Iterable[TurtleFile] | None = None) -> AtlasDocument:  # noqa: C901, PLR0912 - one pass over all subjects
     """Read Turtle files (default: the shipped ones) into one validated document.
 
     Raises:
@@ -297,7 +303,9 @@ def read_turtle(files: Iterable[TurtleFile] | None = None) -> AtlasDocument:
     reader = _Reader(graph, origin)
     collections: dict[str, list[dict[str, Any]]] = {key: [] for key in COLLECTIONS}
     dataset: dict[str, Any] | None = None
-    nested_types = {c.rdf_type for c in CLASSES.values() if c.name in ("Concept", "TextQuoteSelector")}
+    nested_types = {
+        c.rdf_type for c in CLASSES.values() if c.name in ("Concept", "TextQuoteSelector")
+    }
     by_type = {expand(c.rdf_type): c for c in CLASSES.values()}
     for subject in sorted(set(graph.subjects(RDF.type, None)), key=str):
         types = sorted(graph.objects(subject, RDF.type), key=str)
@@ -363,7 +371,11 @@ def _document(
     for atlas in collections["atlases"]:
         atlas["dimensions"] = sorted(
             atlas.get("dimensions", []),
-            key=lambda d: (schemes.get(d, {}).get("order") is None, schemes.get(d, {}).get("order") or 0, d),
+            key=lambda d: (
+                schemes.get(d, {}).get("order") is None,
+                schemes.get(d, {}).get("order") or 0,
+                d,
+            ),
         )
     for key in COLLECTIONS:
         if key == "steps":
@@ -384,7 +396,9 @@ def _document(
     try:
         return AtlasDocument.model_validate(raw)
     except pydantic.ValidationError as error:
-        raise DatasetError(_pydantic_problems(error, raw, reader), source="Turtle dataset") from None
+        raise DatasetError(
+            _pydantic_problems(error, raw, reader), source="Turtle dataset"
+        ) from None
 
 
 def _pydantic_problems(
@@ -404,7 +418,11 @@ def _pydantic_problems(
             if isinstance(node, dict) and "type" in node and "id" in node:
                 cls = CLASSES.get(str(node["type"]))
                 if cls and cls.base is not None:
-                    subject_iri = (BASE_IRI + cls.base + str(node["id"])) if cls.base else str(node.get(cls.id_key))
+                    subject_iri = (
+                        (BASE_IRI + cls.base + str(node["id"]))
+                        if cls.base
+                        else str(node.get(cls.id_key))
+                    )
             path.append(str(part))
         field_name = str(loc[-1]) if loc else "document"
         where: dict[str, Any] = {"file": None, "line": None}
@@ -413,7 +431,8 @@ def _pydantic_problems(
         problems.append(
             Problem(
                 "violation",
-                f"{field_name}: {item['msg']}" + (f" (got {item['input']!r})" if item["type"] != "missing" else ""),
+                f"{field_name}: {item['msg']}"
+                + (f" (got {item['input']!r})" if item["type"] != "missing" else ""),
                 subject=subject_iri,
                 hint=_hint(item),
                 code=str(item["type"]),

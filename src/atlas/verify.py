@@ -38,15 +38,31 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
     problems: list[Problem] = []
 
     def bad(kind: str, local: str, message: str, hint: str | None = None, code: str = "") -> None:
-        problems.append(Problem("violation", message, subject=_iri(kind, local), hint=hint, code=code))
+        problems.append(
+            Problem("violation", message, subject=_iri(kind, local), hint=hint, code=code)
+        )
 
-    for key in ("atlases", "stages", "steps", "citations", "sources", "technologies", "schemes", "relations"):
+    for key in (
+        "atlases",
+        "stages",
+        "steps",
+        "citations",
+        "sources",
+        "technologies",
+        "schemes",
+        "relations",
+    ):
         counted = Counter(getattr(item, "id") for item in getattr(document, key))  # noqa: B009
         for dup, n in sorted(counted.items()):
             if n > 1:
                 problems.append(
-                    Problem("violation", f"duplicate id {dup!r} ({n} {key})", subject=dup,
-                            hint="every id names one record", code="duplicate")
+                    Problem(
+                        "violation",
+                        f"duplicate id {dup!r} ({n} {key})",
+                        subject=dup,
+                        hint="every id names one record",
+                        code="duplicate",
+                    )
                 )
     stages = {s.id: s for s in document.stages}
     steps = {s.id: s for s in document.steps}
@@ -58,11 +74,20 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
     technologies = {t.id for t in document.technologies}
 
     for atlas in document.atlases:
-        if atlas.entry_stage not in stages:
-            bad("atlas", atlas.id, f"entry stage {atlas.entry_stage!r} is not a stage", code="dangling")
+        if atlas.dimensions and atlas.entry_stage is None:
+            bad("atlas", atlas.id, "has dimensions but no entry stage", code="missing")
+        elif atlas.entry_stage is not None and atlas.entry_stage not in stages:
+            bad(
+                "atlas",
+                atlas.id,
+                f"entry stage {atlas.entry_stage!r} is not a stage",
+                code="dangling",
+            )
         for dim in atlas.dimensions:
             if dim not in schemes:
-                bad("atlas", atlas.id, f"dimension {dim!r} is not a concept scheme", code="dangling")
+                bad(
+                    "atlas", atlas.id, f"dimension {dim!r} is not a concept scheme", code="dangling"
+                )
             elif not schemes[dim].values:
                 bad("atlas", atlas.id, f"dimension {dim!r} has no values", code="empty-dimension")
         if not atlas.dimensions and any(s.atlas == atlas.id for s in document.steps):
@@ -70,25 +95,50 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
 
     for stage in document.stages:
         if not stage.kind.startswith(f"{STAGE_KINDS}/") or stage.kind not in concepts:
-            bad("stage", stage.id, f"kind {stage.kind!r} is not a concept of the {STAGE_KINDS!r} scheme",
-                hint="see catalog.ttl for the stage kinds", code="dangling")
+            bad(
+                "stage",
+                stage.id,
+                f"kind {stage.kind!r} is not a concept of the {STAGE_KINDS!r} scheme",
+                hint="see catalog.ttl for the stage kinds",
+                code="dangling",
+            )
         if stage.technology is not None and stage.technology not in technologies:
-            bad("stage", stage.id, f"technology {stage.technology!r} is not a technology", code="dangling")
+            bad(
+                "stage",
+                stage.id,
+                f"technology {stage.technology!r} is not a technology",
+                code="dangling",
+            )
         for aid in stage.atlases:
             if aid not in atlases:
                 bad("stage", stage.id, f"is part of an unknown atlas {aid!r}", code="dangling")
         if not stage.atlases:
-            bad("stage", stage.id, "is part of no atlas", hint="add dcterms:isPartOf atlas:<id>", code="missing")
+            bad(
+                "stage",
+                stage.id,
+                "is part of no atlas",
+                hint="add dcterms:isPartOf atlas:<id>",
+                code="missing",
+            )
         if stage.replaced_by is not None and stage.replaced_by not in stages:
-            bad("stage", stage.id, f"is replaced by an unknown stage {stage.replaced_by!r}", code="dangling")
+            bad(
+                "stage",
+                stage.id,
+                f"is replaced by an unknown stage {stage.replaced_by!r}",
+                code="dangling",
+            )
         for cid in stage.citations:
             if cid not in citations:
                 bad("stage", stage.id, f"cites an unknown citation {cid!r}", code="dangling")
 
     for tech in document.technologies:
         if not tech.kind.startswith(f"{TECHNOLOGY_KINDS}/") or tech.kind not in concepts:
-            bad("technology", tech.id, f"kind {tech.kind!r} is not a concept of the {TECHNOLOGY_KINDS!r} scheme",
-                code="dangling")
+            bad(
+                "technology",
+                tech.id,
+                f"kind {tech.kind!r} is not a concept of the {TECHNOLOGY_KINDS!r} scheme",
+                code="dangling",
+            )
         for cid in tech.citations:
             if cid not in citations:
                 bad("technology", tech.id, f"cites an unknown citation {cid!r}", code="dangling")
@@ -99,54 +149,120 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
             bad("step", step.id, f"belongs to an unknown atlas {step.atlas!r}", code="dangling")
         for end, sid in (("from", step.from_stage), ("to", step.to_stage)):
             if sid not in stages:
-                bad("step", step.id, f"{end}-stage {sid!r} is not a stage",
-                    hint=f"declare stage:{sid} or fix the id", code="dangling")
+                bad(
+                    "step",
+                    step.id,
+                    f"{end}-stage {sid!r} is not a stage",
+                    hint=f"declare stage:{sid} or fix the id",
+                    code="dangling",
+                )
             elif atlas is not None and atlas.id not in stages[sid].atlases:
-                bad("step", step.id, f"{end}-stage {sid!r} is not part of atlas {atlas.id!r}",
-                    hint=f"add dcterms:isPartOf atlas:{atlas.id} to stage:{sid}", code="dangling")
+                bad(
+                    "step",
+                    step.id,
+                    f"{end}-stage {sid!r} is not part of atlas {atlas.id!r}",
+                    hint=f"add dcterms:isPartOf atlas:{atlas.id} to stage:{sid}",
+                    code="dangling",
+                )
         if not step.citations:
-            bad("step", step.id, "has no citation", hint="every step needs at least one cited quote",
-                code="no-citation")
+            bad(
+                "step",
+                step.id,
+                "has no citation",
+                hint="every step needs at least one cited quote",
+                code="no-citation",
+            )
         for cid in step.citations:
             if cid not in citations:
                 bad("step", step.id, f"cites an unknown citation {cid!r}", code="dangling")
         if step.replaced_by is not None and step.replaced_by not in steps:
-            bad("step", step.id, f"is replaced by an unknown step {step.replaced_by!r}", code="dangling")
+            bad(
+                "step",
+                step.id,
+                f"is replaced by an unknown step {step.replaced_by!r}",
+                code="dangling",
+            )
         for value in step.when:
             if value not in concepts:
-                bad("step", step.id, f"condition {value!r} is not a known dimension value", code="dangling")
+                bad(
+                    "step",
+                    step.id,
+                    f"condition {value!r} is not a known dimension value",
+                    code="dangling",
+                )
         if atlas is not None:
             for dim in atlas.dimensions:
                 given = [v for v in step.when if v.startswith(dim + "/")]
                 if given and dim in step.when_any:
-                    bad("step", step.id, f"gives both values and 'any' for dimension {dim!r}",
-                        code="condition")
+                    bad(
+                        "step",
+                        step.id,
+                        f"gives both values and 'any' for dimension {dim!r}",
+                        code="condition",
+                    )
                 elif not given and dim not in step.when_any:
                     label = schemes[dim].label if dim in schemes else dim
-                    bad("step", step.id, f"has no {label} condition (dimension {dim!r})",
-                        hint=f"add ea:when <a {label}> or ea:whenAny scheme:{dim}", code="condition")
+                    bad(
+                        "step",
+                        step.id,
+                        f"has no {label} condition (dimension {dim!r})",
+                        hint=f"add ea:when <a {label}> or ea:whenAny scheme:{dim}",
+                        code="condition",
+                    )
             for dim in step.when_any:
                 if dim not in atlas.dimensions:
-                    bad("step", step.id, f"'any' names {dim!r}, not a dimension of atlas {atlas.id!r}",
-                        code="condition")
+                    bad(
+                        "step",
+                        step.id,
+                        f"'any' names {dim!r}, not a dimension of atlas {atlas.id!r}",
+                        code="condition",
+                    )
             for value in step.when:
                 if value.split("/", 1)[0] not in atlas.dimensions:
-                    bad("step", step.id, f"condition {value!r} is not a value of a dimension of atlas {atlas.id!r}",
-                        code="condition")
+                    bad(
+                        "step",
+                        step.id,
+                        f"condition {value!r} is not a value of a dimension of atlas {atlas.id!r}",
+                        code="condition",
+                    )
         for claim in step.unsupported_claims:
-            problems.append(Problem("warning", f"unsupported claim: {claim}", subject=_iri("step", step.id),
-                                    hint="find a source that supports it, or remove it", code="unsupported"))
+            problems.append(
+                Problem(
+                    "warning",
+                    f"unsupported claim: {claim}",
+                    subject=_iri("step", step.id),
+                    hint="find a source that supports it, or remove it",
+                    code="unsupported",
+                )
+            )
     for stage in document.stages:
         for claim in stage.unsupported_claims:
-            problems.append(Problem("warning", f"unsupported claim: {claim}", subject=_iri("stage", stage.id),
-                                    hint="find a source that supports it, or remove it", code="unsupported"))
+            problems.append(
+                Problem(
+                    "warning",
+                    f"unsupported claim: {claim}",
+                    subject=_iri("stage", stage.id),
+                    hint="find a source that supports it, or remove it",
+                    code="unsupported",
+                )
+            )
 
     for relation in document.relations:
         if relation.atlas not in atlases:
-            bad("relation", relation.id, f"belongs to an unknown atlas {relation.atlas!r}", code="dangling")
+            bad(
+                "relation",
+                relation.id,
+                f"belongs to an unknown atlas {relation.atlas!r}",
+                code="dangling",
+            )
         for end, tid in (("from", relation.from_technology), ("to", relation.to_technology)):
             if tid not in technologies:
-                bad("relation", relation.id, f"{end}-technology {tid!r} is not a technology", code="dangling")
+                bad(
+                    "relation",
+                    relation.id,
+                    f"{end}-technology {tid!r} is not a technology",
+                    code="dangling",
+                )
         if not relation.citations:
             bad("relation", relation.id, "has no citation", code="no-citation")
         for cid in relation.citations:
@@ -155,12 +271,23 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
 
     for citation in document.citations:
         if citation.source not in sources:
-            bad("citation", citation.id, f"cites an unlisted source <{citation.source}>",
-                hint="add the source to sources.ttl", code="dangling")
+            bad(
+                "citation",
+                citation.id,
+                f"cites an unlisted source <{citation.source}>",
+                hint="add the source to sources.ttl",
+                code="dangling",
+            )
         if citation.support == "partial":
-            problems.append(Problem("warning", "supports its claim only partly"
-                                    + (f": {citation.support_note}" if citation.support_note else ""),
-                                    subject=_iri("citation", citation.id), code="partial"))
+            problems.append(
+                Problem(
+                    "warning",
+                    "supports its claim only partly"
+                    + (f": {citation.support_note}" if citation.support_note else ""),
+                    subject=_iri("citation", citation.id),
+                    code="partial",
+                )
+            )
 
     if not any(p.severity == "violation" for p in problems):
         from atlas.query import Index  # noqa: PLC0415 - avoid an import cycle
@@ -192,17 +319,30 @@ def quote_problems(document: AtlasDocument, sources_dir: Path) -> list[Problem]:
                 texts[source.snapshot] = None
         text = texts[source.snapshot]
         if text is None:
-            problems.append(Problem("violation", f"no snapshot {source.snapshot!r} in {sources_dir}",
-                                    subject=subject, hint="check --sources", code="snapshot-missing"))
+            problems.append(
+                Problem(
+                    "violation",
+                    f"no snapshot {source.snapshot!r} in {sources_dir}",
+                    subject=subject,
+                    hint="check --sources",
+                    code="snapshot-missing",
+                )
+            )
             continue
         quote = normalise(citation.quote)
         if not quote:
-            problems.append(Problem("violation", "empty quote", subject=subject, code="empty-quote"))
+            problems.append(
+                Problem("violation", "empty quote", subject=subject, code="empty-quote")
+            )
         elif quote not in text:
             problems.append(
-                Problem("violation", f"quote not found verbatim in {source.snapshot}: {quote[:80]!r}",
-                        subject=subject, hint="copy the quote from the snapshot; never retype it",
-                        code="quote-not-found")
+                Problem(
+                    "violation",
+                    f"quote not found verbatim in {source.snapshot}: {quote[:80]!r}",
+                    subject=subject,
+                    hint="copy the quote from the snapshot; never retype it",
+                    code="quote-not-found",
+                )
             )
     return problems
 
@@ -217,15 +357,33 @@ def date_problems(
         subject = _iri("citation", citation.id)
         checked = citation.retrieved_on
         if checked > today:
-            problems.append(Problem("violation", f"check date {checked.isoformat()} is in the future",
-                                    subject=subject, hint=f"use the day you verified the quote (today is {today})",
-                                    code="future-date"))
+            problems.append(
+                Problem(
+                    "violation",
+                    f"check date {checked.isoformat()} is in the future",
+                    subject=subject,
+                    hint=f"use the day you verified the quote (today is {today})",
+                    code="future-date",
+                )
+            )
         elif (today - checked).days > max_age_days:
-            problems.append(Problem("warning", f"quote last checked {checked.isoformat()}, "
-                                    f"{(today - checked).days} days ago (limit {max_age_days})",
-                                    subject=subject, hint="verify the quote again and update the date",
-                                    code="stale-date"))
+            problems.append(
+                Problem(
+                    "warning",
+                    f"quote last checked {checked.isoformat()}, "
+                    f"{(today - checked).days} days ago (limit {max_age_days})",
+                    subject=subject,
+                    hint="verify the quote again and update the date",
+                    code="stale-date",
+                )
+            )
     if document.issued > today:
-        problems.append(Problem("violation", f"release date {document.issued} is in the future",
-                                subject=BASE_IRI, code="future-date"))
+        problems.append(
+            Problem(
+                "violation",
+                f"release date {document.issued} is in the future",
+                subject=BASE_IRI,
+                code="future-date",
+            )
+        )
     return problems

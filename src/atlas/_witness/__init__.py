@@ -1,0 +1,67 @@
+"""The witness: what a real run of PyTorch shows, stage by stage, beside what the atlas documents.
+
+``witness(mode, device)`` runs a tiny model with the installed PyTorch (an optional extra:
+``pip install 'execution-atlas[witness]'``) in a child process with fresh temporary caches and
+returns a :class:`WitnessRecord`. Nothing here imports torch; only ``collect.py`` does, in the
+child.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from atlas._witness.compare import ModeComparison, StepComparison, compare
+from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
+from atlas._witness.record import WitnessRecord, dump_json, json_schema, load_record, to_trig
+
+__all__ = [
+    "ModeComparison",
+    "StepComparison",
+    "TorchNotInstalledError",
+    "WitnessError",
+    "WitnessRecord",
+    "WitnessRunError",
+    "compare",
+    "dump_json",
+    "json_schema",
+    "load_record",
+    "shipped_records",
+    "to_trig",
+    "witness",
+]
+
+
+def witness(
+    mode: str = "all", device: str = "auto", *, raw_output: Path | None = None
+) -> WitnessRecord:
+    """Run the tiny model and return what each stage showed.
+
+    Args:
+        mode: ``eager``, ``compile`` (or ``torch-compile``) or ``all``.
+        device: ``cpu``, ``cuda`` (or ``nvidia-gpu``) or ``auto`` (cuda when available).
+        raw_output: where to save the collector's raw JSON as well (optional).
+
+    Raises:
+        TorchNotInstalledError: PyTorch is not installed (the message says how to install it).
+        WitnessError: an unknown mode or device (a ``ValueError`` too).
+        WitnessRunError: the run failed; its messages went to standard error.
+    """
+    from atlas._witness.observe import build_record  # noqa: PLC0415
+    from atlas._witness.run import run_collector  # noqa: PLC0415
+
+    return build_record(run_collector(mode, device, raw_output=raw_output))
+
+
+def shipped_records() -> tuple[WitnessRecord, ...]:
+    """The witness records shipped with the data (``dataset/witness/*.json``), by id."""
+    from atlas._resources import dataset_dir  # noqa: PLC0415
+
+    folder = dataset_dir() / "witness"
+    if not folder.is_dir():
+        return ()
+    found = [
+        WitnessRecord.model_validate_json(item.read_text(encoding="utf-8"))
+        for item in folder.iterdir()
+        if item.name.endswith(".json")
+    ]
+    return tuple(sorted(found, key=lambda r: r.id))

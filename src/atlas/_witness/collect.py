@@ -48,7 +48,15 @@ _HEAD_LINES = 40
 """Lines kept from the head of Triton's intermediate files and of the SASS listing."""
 _TRITON_TEXT = (".source", ".ttir", ".ttgir", ".llir", ".ptx", ".json")
 _KERNEL_KEYS = ("CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
-_MAPPED_HINTS = ("libgomp", "libiomp", "libomp", "libcublas", "libcudnn", "libtorch_cpu", "libtorch_cuda")
+_MAPPED_HINTS = (
+    "libgomp",
+    "libiomp",
+    "libomp",
+    "libcublas",
+    "libcudnn",
+    "libtorch_cpu",
+    "libtorch_cuda",
+)
 _MODEL = "Linear(256->512) -> GELU -> LayerNorm(512) -> Linear(512->256) on a 64x256 batch, then a Tensor.item() graph break and mul/relu"
 
 Progress = Callable[[str], None]
@@ -286,7 +294,9 @@ def _eager(torch_device: str, cuda: bool, progress: Progress) -> ModeRun:
     )
 
 
-def _compiled(torch_device: str, cuda: bool, root: Path, log: _CommandLog, progress: Progress) -> ModeRun:
+def _compiled(
+    torch_device: str, cuda: bool, root: Path, log: _CommandLog, progress: Progress
+) -> ModeRun:
     import torch
     from torch._dynamo.utils import counters
     from torch._guards import CompileContext
@@ -303,7 +313,9 @@ def _compiled(torch_device: str, cuda: bool, root: Path, log: _CommandLog, progr
             if node.op in ("call_function", "call_method", "call_module")
         )
         graphs.append(CapturedGraph(compile_id=str(compile_id), ops=ops, code=gm.code.strip()))
-        progress(f"torch.compile: Dynamo captured graph {compile_id} ({len(ops)} ops); Inductor compiles it")
+        progress(
+            f"torch.compile: Dynamo captured graph {compile_id} ({len(ops)} ops); Inductor compiles it"
+        )
         return compile_fx(gm, example_inputs)
 
     fn, x = _build_model(torch_device)
@@ -336,7 +348,9 @@ def _compiled(torch_device: str, cuda: bool, root: Path, log: _CommandLog, progr
         ended_at=_now(),
         profiled=profiled,
         graphs=tuple(graphs),
-        dynamo_counters={k: {str(n): int(c) for n, c in v.items()} for k, v in counters.items() if v},
+        dynamo_counters={
+            k: {str(n): int(c) for n, c in v.items()} for k, v in counters.items() if v
+        },
         artifacts=artifacts,
         commands=tuple(log.commands),
         disassembly=_disassemble(root, artifacts),
@@ -411,7 +425,9 @@ def collect(mode: str, device: str, root: Path, progress: Progress = _stderr_pro
     if cuda:
         props = torch.cuda.get_device_properties(0)
         device_name = str(props.name)
-        detail = f"compute capability {props.major}.{props.minor}, {props.multi_processor_count} SMs"
+        detail = (
+            f"compute capability {props.major}.{props.minor}, {props.multi_processor_count} SMs"
+        )
     else:
         device_name = _cpu_name()
         detail = f"{torch.get_num_threads()} intra-op threads, {os.cpu_count()} logical CPUs"

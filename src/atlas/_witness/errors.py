@@ -6,7 +6,7 @@ the package's ``AtlasError`` once it exists.
 
 from __future__ import annotations
 
-__all__ = ["TorchNotInstalledError", "WitnessError", "WitnessRunError"]
+__all__ = ["TorchNotInstalledError", "WitnessError", "WitnessRunError", "WitnessValueError"]
 
 INSTALL_HINT = (
     "install it with: pip install 'execution-atlas[witness]' "
@@ -27,3 +27,7 @@ class TorchNotInstalledError(WitnessError, ImportError):
 
 class WitnessRunError(WitnessError, RuntimeError):
     """The child process that runs the model failed or wrote no usable result."""
+
+
+class WitnessValueError(WitnessError, ValueError):
+    """An unknown mode or device; the message lists the valid ones."""

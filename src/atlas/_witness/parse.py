@@ -46,7 +46,9 @@ __all__ = [
 
 # --- Inductor's generated Python wrapper ----------------------------------------------------
 
-_CPP_KERNEL = re.compile(r"^(cpp_fused_\w+)\s*=\s*async_compile\.cpp(?:_pybinding)?\(", re.MULTILINE)
+_CPP_KERNEL = re.compile(
+    r"^(cpp_fused_\w+)\s*=\s*async_compile\.cpp(?:_pybinding)?\(", re.MULTILINE
+)
 _TRITON_ASYNC = re.compile(r"^(triton_\w+)\s*=\s*async_compile\.triton\(", re.MULTILINE)
 _TRITON_JIT = re.compile(r"@triton\.jit\s*\n\s*def\s+(\w+)\s*\(")
 _OMP = re.compile(r"^[ \t]*(#pragma omp\b[^\n]*)", re.MULTILINE)

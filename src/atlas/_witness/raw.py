@@ -40,19 +40,25 @@ class Versions(_Frozen):
     python: str = Field(description="Python version, e.g. '3.11.7'.")
     python_implementation: str = Field(description="sys.implementation.name, e.g. 'cpython'.")
     torch: str = Field(description="torch.__version__, e.g. '2.13.0+cpu'.")
-    torch_cuda: str | None = Field(default=None, description="torch.version.cuda (None for a CPU build).")
+    torch_cuda: str | None = Field(
+        default=None, description="torch.version.cuda (None for a CPU build)."
+    )
     triton: str | None = Field(default=None, description="Installed Triton version, if any.")
     cxx_compiler: str | None = Field(
         default=None, description="First line of '<CXX> --version' for the compiler Inductor uses."
     )
-    cuobjdump: str | None = Field(default=None, description="Last line of 'cuobjdump --version', if present.")
+    cuobjdump: str | None = Field(
+        default=None, description="Last line of 'cuobjdump --version', if present."
+    )
     platform: str = Field(description="platform.platform() of the machine.")
 
 
 class DispatchedOp(_Frozen):
     """One aten overload seen by the dispatch mode, with the devices of its tensors."""
 
-    op: str = Field(description="The overload as the dispatcher names it, e.g. 'aten.addmm.default'.")
+    op: str = Field(
+        description="The overload as the dispatcher names it, e.g. 'aten.addmm.default'."
+    )
     devices: tuple[str, ...] = Field(description="Devices of the tensor arguments, e.g. ('cpu',).")
     kernels: tuple[str, ...] = Field(
         description="Dispatch keys among CPU, CUDA and the composite keys that register a kernel for the op."
@@ -79,10 +85,16 @@ class CapturedGraph(_Frozen):
 class Artifact(_Frozen):
     """A file written during the run in the temporary caches."""
 
-    path: str = Field(description="Path relative to the run's temporary folder, e.g. 'inductor/2c/c2ck.py'.")
+    path: str = Field(
+        description="Path relative to the run's temporary folder, e.g. 'inductor/2c/c2ck.py'."
+    )
     size: int = Field(ge=0, description="Size in bytes.")
-    text: str | None = Field(default=None, description="The text, or its head for large files; None for binaries.")
-    truncated: bool = Field(default=False, description="Whether text holds only the head of the file.")
+    text: str | None = Field(
+        default=None, description="The text, or its head for large files; None for binaries."
+    )
+    truncated: bool = Field(
+        default=False, description="Whether text holds only the head of the file."
+    )
 
 
 class ModeRun(_Frozen):
@@ -91,26 +103,37 @@ class ModeRun(_Frozen):
     mode: RawMode = Field(description="The mode, named as in the atlas.")
     started_at: datetime = Field(description="When the mode started (UTC).")
     ended_at: datetime = Field(description="When the mode ended (UTC).")
-    dispatched: tuple[DispatchedOp, ...] = Field(default=(), description="aten ops seen by the dispatch mode.")
-    profiled: tuple[ProfiledEvent, ...] = Field(default=(), description="Profiler events of one warm call.")
+    dispatched: tuple[DispatchedOp, ...] = Field(
+        default=(), description="aten ops seen by the dispatch mode."
+    )
+    profiled: tuple[ProfiledEvent, ...] = Field(
+        default=(), description="Profiler events of one warm call."
+    )
     graphs: tuple[CapturedGraph, ...] = Field(default=(), description="FX graphs Dynamo captured.")
     dynamo_counters: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="torch._dynamo.utils.counters after the compile."
     )
-    artifacts: tuple[Artifact, ...] = Field(default=(), description="Files written in the temporary caches.")
+    artifacts: tuple[Artifact, ...] = Field(
+        default=(), description="Files written in the temporary caches."
+    )
     commands: tuple[tuple[str, ...], ...] = Field(
         default=(), description="argv of each subprocess started during the compile (audit hook)."
     )
     disassembly: dict[str, str] = Field(
-        default_factory=dict, description="Head of 'cuobjdump --dump-sass' per .cubin artifact path."
+        default_factory=dict,
+        description="Head of 'cuobjdump --dump-sass' per .cubin artifact path.",
     )
     mapped_files: tuple[str, ...] = Field(
-        default=(), description="Shared objects mapped into the process after the run (/proc/self/maps)."
+        default=(),
+        description="Shared objects mapped into the process after the run (/proc/self/maps).",
     )
     outputs_match: bool | None = Field(
-        default=None, description="Whether the compiled output matched eager (None when not compared)."
+        default=None,
+        description="Whether the compiled output matched eager (None when not compared).",
     )
-    error: str | None = Field(default=None, description="'ExceptionName: message' when the mode failed.")
+    error: str | None = Field(
+        default=None, description="'ExceptionName: message' when the mode failed."
+    )
 
 
 class RawRun(_Frozen):

@@ -13,10 +13,17 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
+from atlas._witness.errors import TorchNotInstalledError, WitnessRunError, WitnessValueError
 from atlas._witness.raw import RawRun
 
-__all__ = ["DEVICES", "MODES", "normalise_device", "normalise_mode", "run_collector", "torch_installed"]
+__all__ = [
+    "DEVICES",
+    "MODES",
+    "normalise_device",
+    "normalise_mode",
+    "run_collector",
+    "torch_installed",
+]
 
 MODES: dict[str, Literal["eager", "torch-compile", "all"]] = {
     "eager": "eager",
@@ -48,7 +55,9 @@ def normalise_mode(mode: str) -> Literal["eager", "torch-compile", "all"]:
     try:
         return MODES[mode.lower()]
     except KeyError:
-        raise WitnessError(f"unknown mode {mode!r}; choose one of {', '.join(sorted(MODES))}") from None
+        raise WitnessValueError(
+            f"unknown mode {mode!r}; choose one of {', '.join(sorted(MODES))}"
+        ) from None
 
 
 def normalise_device(device: str) -> Literal["cpu", "cuda", "auto"]:
@@ -60,7 +69,9 @@ def normalise_device(device: str) -> Literal["cpu", "cuda", "auto"]:
     try:
         return DEVICES[device.lower()]
     except KeyError:
-        raise WitnessError(f"unknown device {device!r}; choose one of {', '.join(sorted(DEVICES))}") from None
+        raise WitnessValueError(
+            f"unknown device {device!r}; choose one of {', '.join(sorted(DEVICES))}"
+        ) from None
 
 
 def torch_installed() -> bool:
@@ -70,7 +81,9 @@ def torch_installed() -> bool:
 
 def _cuda_available(env: dict[str, str]) -> bool:
     probe = "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
-    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, check=False, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, check=False, timeout=300
+    )
     return done.returncode == 0
 
 
@@ -99,7 +112,9 @@ def run_collector(
             TORCHINDUCTOR_CACHE_DIR=str(root / "inductor"),
             TRITON_CACHE_DIR=str(root / "triton"),
             TMPDIR=str(root / "tmp"),
-            PYTHONPATH=os.pathsep.join(p for p in (str(_PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p),
+            PYTHONPATH=os.pathsep.join(
+                p for p in (str(_PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p
+            ),
         )
         if collector_device == "auto":
             collector_device = "cuda" if _cuda_available(env) else "cpu"
@@ -118,9 +133,13 @@ def run_collector(
             str(result),
         ]
         try:
-            done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=False, timeout=timeout)
+            done = subprocess.run(
+                command, env=env, stdout=subprocess.DEVNULL, check=False, timeout=timeout
+            )
         except subprocess.TimeoutExpired:
-            raise WitnessRunError(f"the witness run took longer than {timeout:.0f} s and was stopped") from None
+            raise WitnessRunError(
+                f"the witness run took longer than {timeout:.0f} s and was stopped"
+            ) from None
         if done.returncode != 0 or not result.exists():
             raise WitnessRunError(
                 f"the witness run failed (exit status {done.returncode}); its messages are above"

@@ -1,0 +1,132 @@
+"""Documented against observed: each step of ``atlas.path(mode, device)`` beside a witness record.
+
+A documented step the run looked for and did not find *contradicts* the run; a documented step
+the run could not look for is reported as not checked; an observed step the atlas does not
+document for that mode and device is reported as observed, not documented.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from atlas._witness.record import StepObservation, WitnessRecord
+
+__all__ = [
+    "Documented",
+    "ModeComparison",
+    "StepComparison",
+    "Verdict",
+    "compare",
+    "documented_steps",
+    "format_comparisons",
+]
+
+Verdict = Literal[
+    "documented and observed",
+    "documented, not observed",
+    "documented, not checked",
+    "observed, not documented",
+]
+Documented = Callable[[str, str], Sequence[str]]
+"""Gives the documented step ids, in journey order, for an atlas mode and device id."""
+
+
+@dataclass(frozen=True)
+class StepComparison:
+    """One step: what the atlas documents and what the run showed."""
+
+    step: str
+    verdict: Verdict
+    detail: str
+
+    @property
+    def contradicts(self) -> bool:
+        """Whether the run contradicts the documented step."""
+        return self.verdict == "documented, not observed"
+
+
+@dataclass(frozen=True)
+class ModeComparison:
+    """The comparison for one mode of a record."""
+
+    mode: str
+    device: str
+    rows: tuple[StepComparison, ...]
+
+    @property
+    def contradicted(self) -> bool:
+        """Whether any documented step is contradicted by the run."""
+        return any(row.contradicts for row in self.rows)
+
+
+def documented_steps(mode: str, device: str) -> tuple[str, ...]:
+    """Step ids of ``atlas.path(mode, device)``, in journey order (imports the atlas lazily)."""
+    import atlas  # noqa: PLC0415 - the core is only needed when comparing
+
+    return tuple(step.id for step in atlas.path(mode, device).steps)
+
+
+def _detail(observation: StepObservation) -> str:
+    if observation.evidence:
+        return observation.evidence[0].text
+    return observation.note or ""
+
+
+def compare(
+    record: WitnessRecord, documented: Documented | None = None
+) -> tuple[ModeComparison, ...]:
+    """Compare each mode of ``record`` with the documented path of that mode and device.
+
+    ``documented`` defaults to :func:`documented_steps` (the atlas's own paths).
+    """
+    lookup = documented or documented_steps
+    results: list[ModeComparison] = []
+    for mode in record.modes:
+        ids = tuple(lookup(mode.mode, record.device))
+        seen = {o.step: o for o in mode.steps}
+        rows: list[StepComparison] = []
+        for step in ids:
+            observation = seen.get(step)
+            if observation is None:
+                rows.append(
+                    StepComparison(
+                        step, "documented, not checked", "the witness has no probe for it"
+                    )
+                )
+            elif observation.status == "observed":
+                rows.append(StepComparison(step, "documented and observed", _detail(observation)))
+            elif observation.status == "not-observed":
+                rows.append(StepComparison(step, "documented, not observed", _detail(observation)))
+            else:
+                rows.append(StepComparison(step, "documented, not checked", _detail(observation)))
+        rows += [
+            StepComparison(o.step, "observed, not documented", _detail(o))
+            for o in mode.steps
+            if o.step not in ids and o.status == "observed"
+        ]
+        results.append(ModeComparison(mode.mode, record.device, tuple(rows)))
+    return tuple(results)
+
+
+def format_comparisons(comparisons: Sequence[ModeComparison], *, width: int = 100) -> str:
+    """Plain-text table, one block per mode, one line per step (and a detail line)."""
+    lines: list[str] = []
+    for comparison in comparisons:
+        lines.append(f"{comparison.mode} on {comparison.device}:")
+        for row in comparison.rows:
+            mark = "!" if row.contradicts else " "
+            lines.append(f" {mark} {row.verdict:<25} {row.step}")
+            if row.detail:
+                detail = (
+                    row.detail if len(row.detail) <= width else row.detail[: width - 1] + "\u2026"
+                )
+                lines.append(f"{'':30}{detail}")
+        verdict = (
+            "contradicted by the run"
+            if comparison.contradicted
+            else "no documented step contradicted"
+        )
+        lines.append(f"  => {verdict}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,133 @@
+"""Data tests: walk every record of the shipped dataset and say exactly what to fix."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import atlas
+from atlas.models import AtlasDocument  # noqa: TC001 - pytest resolves fixture annotations
+
+SOURCES = Path(__file__).resolve().parents[1].parent / "shared" / "sources"
+
+
+@pytest.fixture(scope="module")
+def document() -> AtlasDocument:
+    return atlas.load()
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def test_ids_are_unique(document: AtlasDocument) -> None:
+    for key in ("atlases", "stages", "steps", "citations", "sources", "technologies", "relations"):
+        counts = Counter(item.id for item in getattr(document, key))
+        dups = sorted(i for i, n in counts.items() if n > 1)
+        assert not dups, f"duplicate {key} ids {dups}: give each record its own id"
+
+
+def test_every_step_has_existing_endpoints_in_its_atlas(document: AtlasDocument) -> None:
+    stages = {s.id: s for s in document.stages}
+    for step in document.steps:
+        for end in (step.from_stage, step.to_stage):
+            assert end in stages, f"step {step.id!r}: stage {end!r} does not exist; declare it"
+            assert step.atlas in stages[end].atlases, (
+                f"step {step.id!r}: stage {end!r} is not part of atlas {step.atlas!r}; "
+                f"add dcterms:isPartOf atlas:{step.atlas}"
+            )
+
+
+def test_every_step_and_relation_is_cited(document: AtlasDocument) -> None:
+    citations = {c.id for c in document.citations}
+    for record in (*document.steps, *document.relations):
+        assert record.citations, f"{record.id!r} has no citation: add prov:wasDerivedFrom cite:..."
+        missing = [c for c in record.citations if c not in citations]
+        assert not missing, f"{record.id!r} cites unknown citations {missing}"
+
+
+def test_every_citation_is_well_formed(document: AtlasDocument) -> None:
+    sources = {s.url for s in document.sources}
+    today = dt.datetime.now(dt.UTC).date()
+    for citation in document.citations:
+        assert _norm(citation.quote), f"citation {citation.id!r}: the quote is empty"
+        assert citation.source.startswith("https://"), (
+            f"citation {citation.id!r}: source {citation.source!r} must be an https URL"
+        )
+        assert citation.source in sources, (
+            f"citation {citation.id!r}: source <{citation.source}> is not in sources.ttl"
+        )
+        assert citation.retrieved_on <= today, (
+            f"citation {citation.id!r}: check date {citation.retrieved_on} is in the future"
+        )
+        if citation.support == "partial":
+            assert citation.support_note, (
+                f"citation {citation.id!r} is partial: say what it leaves out (ea:supportNote)"
+            )
+
+
+@pytest.mark.skipif(not SOURCES.is_dir(), reason=f"source snapshots not found at {SOURCES}")
+def test_every_quote_is_verbatim_in_its_snapshot(document: AtlasDocument) -> None:
+    by_url = {s.url: s for s in document.sources}
+    texts: dict[str, str] = {}
+    wrong = []
+    for citation in document.citations:
+        source = by_url[citation.source]
+        if source.snapshot not in texts:
+            texts[source.snapshot] = _norm((SOURCES / source.snapshot).read_text(encoding="utf-8"))
+        if _norm(citation.quote) not in texts[source.snapshot]:
+            wrong.append(f"{citation.id} (not in {source.snapshot}): {citation.quote[:70]!r}")
+    assert not wrong, "quotes not verbatim in their snapshot; copy them again:\n" + "\n".join(wrong)
+
+
+@pytest.mark.skipif(not SOURCES.is_dir(), reason=f"source snapshots not found at {SOURCES}")
+def test_sources_match_the_manifest(document: AtlasDocument) -> None:
+    manifest = {m["id"]: m for m in json.loads((SOURCES / "manifest.json").read_text("utf-8"))}
+    for source in document.sources:
+        entry = manifest.get(source.id)
+        assert entry is not None, f"source {source.id!r} is not in the manifest"
+        assert source.url == entry["url"], f"source {source.id!r}: cite the manifest's URL"
+        assert source.snapshot == entry["file"], f"source {source.id!r}: snapshot file differs"
+
+
+def test_every_stage_is_described_and_kinded(document: AtlasDocument) -> None:
+    kinds = {c.id for s in document.schemes if s.id == "stage-kind" for c in s.values}
+    technologies = {t.id for t in document.technologies}
+    for stage in document.stages:
+        assert stage.kind in kinds, f"stage {stage.id!r}: kind {stage.kind!r} is not a stage kind"
+        assert len(stage.description.split(". ")) >= 2 or len(stage.description) > 80, (
+            f"stage {stage.id!r}: describe it in two or three sentences"
+        )
+        if stage.technology is not None:
+            assert stage.technology in technologies, f"stage {stage.id!r}: unknown technology"
+
+
+def test_the_pytorch_atlas_has_the_specified_shape(document: AtlasDocument) -> None:
+    """The issue that created the atlas fixes its 16 stages, 19 steps and four paths."""
+    pytorch = [s for s in document.stages if "pytorch" in s.atlases]
+    assert len(pytorch) == 16
+    assert len([s for s in document.steps if s.atlas == "pytorch"]) == 19
+    expected = {
+        ("eager", "cpu"): (5, 4),
+        ("eager", "gpu"): (5, 4),
+        ("compile", "cpu"): (8, 8),
+        ("compile", "gpu"): (12, 12),
+    }
+    for (mode, device), (n_stages, n_steps) in expected.items():
+        path = atlas.path(mode, device)
+        assert (len(path.stages), len(path.steps)) == (n_stages, n_steps), path.summary
+    assert str(atlas.path("torch.compile", "NVIDIA GPU")) == (
+        "torch.compile on an NVIDIA GPU: 12 stages, 12 steps"
+    )
+
+
+def test_python_hands_over_where_the_data_says(document: AtlasDocument) -> None:
+    eager = atlas.path("eager", "cpu")
+    assert [j.to_stage.id for j in eager.python_ends] == ["aten-dispatch"]
+    compiled = atlas.path("compile", "gpu")
+    assert {j.to_stage.id for j in compiled.python_ends} == {"triton-kernels", "aten-cuda-kernels"}
