@@ -7,6 +7,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 venv=${ATLAS_TEST_VENV:-$root/.venv-test}
 python=${PYTHON:-python3}
 
+# System tools some tests drive: Debian's Chromium (browser tests) and Graphviz (the site's
+# layout). Installed when missing and possible (root with apt-get); otherwise those tests skip.
+if { ! command -v chromium >/dev/null || ! command -v dot >/dev/null; } \
+   && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends chromium graphviz fonts-dejavu-core >/dev/null
+fi
+
 "$python" -m venv --clear "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip build
 rm -rf "$root/dist"

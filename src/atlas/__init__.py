@@ -11,8 +11,8 @@ rdflib; the first call builds an index of the shipped JSON export.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # spares importing typing: ``import atlas`` must stay cheap
 if TYPE_CHECKING:
     from atlas.errors import (
         AtlasError,
@@ -91,7 +91,7 @@ __all__ = [
     "technology",
 ]
 
-_LAZY: dict[str, tuple[str, str]] = {
+_LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imported on use
     **{
         name: ("atlas.errors", name)
         for name in (
@@ -143,7 +143,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "__version__":
         from atlas._version import __version__  # noqa: PLC0415
 

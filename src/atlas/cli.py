@@ -6,6 +6,7 @@ Library errors become one line on stderr and exit status 1, never a traceback.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import sys
@@ -156,12 +157,54 @@ def _cmd_check(args: argparse.Namespace) -> int:
         sources=Path(args.sources) if args.sources else None,
         online=args.online,
         max_age_days=args.max_age,
+        today=args.today,
+        dataset=Path(args.dataset) if args.dataset else None,
+        export_path=Path(args.export) if args.export else None,
     )
     if args.json:
         _print_json(report.to_json())
     else:
         print(report.text())
+    for failed in report.errors:
+        print(f"atlas check: error: {failed.title}: {failed.note}", file=sys.stderr)
     return report.exit_code
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from atlas import diff  # noqa: PLC0415
+
+    result = diff.diff_files(Path(args.old), Path(args.new))
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(result.changelog(), end="")
+    print(f"atlas diff: {result.summary()}", file=sys.stderr)
+    for problem in result.problems:
+        print(f"atlas diff: {problem}", file=sys.stderr)
+    return result.exit_code
+
+
+def _cmd_site_build(args: argparse.Namespace) -> int:
+    from atlas import export, site  # noqa: PLC0415
+
+    document = export.read(Path(args.export)) if args.export else None
+    report = site.build(Path(args.outdir), document)
+    page, weight = report.heaviest
+    print(
+        f"wrote {len(report.weights)} pages to {report.outdir} in {report.seconds:.2f} s;"
+        f" heaviest: {page}, {weight / 1024:.0f} KiB with its CSS and JS"
+    )
+    return 0
+
+
+def _cmd_site_serve(args: argparse.Namespace) -> int:
+    from atlas import site  # noqa: PLC0415
+
+    with site.server(Path(args.dir), args.port) as httpd:
+        print(f"serving {args.dir} on http://127.0.0.1:{httpd.server_address[1]}/ (Ctrl-C stops)")
+        sys.stdout.flush()
+        httpd.serve_forever()
+    return 0
 
 
 # --- the parser ----------------------------------------------------------------------------
@@ -226,7 +269,46 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DAYS",
         help="warn about checks older than this (default 365)",
     )
+    cmd.add_argument(
+        "--dataset",
+        metavar="DIR",
+        help="check this folder's Turtle files (and its atlas.json) instead of the shipped ones",
+    )
+    cmd.add_argument("--export", metavar="FILE", help="check this JSON export")
+    cmd.add_argument(
+        "--today",
+        type=_date,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="the day to check dates against (default: today)",
+    )
+
+    cmd = command("diff", _cmd_diff, "compare two exports and print a changelog fragment")
+    cmd.add_argument("old", metavar="OLD.json", help="the export of the previous release")
+    cmd.add_argument("new", metavar="NEW.json", help="the export of the new release")
+
+    cmd = command("site", _cmd_site_build, "build or serve the explainer site", json_flag=False)
+    site_sub = cmd.add_subparsers(dest="site_command", metavar="SUBCOMMAND", required=True)
+    text = "write the static site (one page per atlas, an index, the full graph) into OUTDIR"
+    site_cmd = site_sub.add_parser("build", help=text, description=text)
+    site_cmd.add_argument("outdir", metavar="OUTDIR", help="the folder to write the site into")
+    site_cmd.add_argument(
+        "--export", metavar="FILE", help="build from this JSON export (default: the shipped one)"
+    )
+    site_cmd.set_defaults(handler=_cmd_site_build)
+    text = "serve a built site on 127.0.0.1 with Python's http.server"
+    site_cmd = site_sub.add_parser("serve", help=text, description=text)
+    site_cmd.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0: any)")
+    site_cmd.add_argument("--dir", default="site", help="the built site (default: ./site)")
+    site_cmd.set_defaults(handler=_cmd_site_serve)
     return parser
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
 
 
 def _version() -> str:

@@ -57,6 +57,7 @@ class _Model(BaseModel):
         populate_by_name=True,
         str_strip_whitespace=False,
         use_attribute_docstrings=False,
+        defer_build=True,
     )
 
 

@@ -330,6 +330,8 @@ class Index:
     def all_paths(self, atlas: str = DEFAULT_ATLAS) -> list[ExecutionPath]:
         """Every combination of dimension values of ``atlas``, in curated order."""
         found = self.atlas(atlas)
+        if not found.dimensions:
+            return []
         aindex = self._index_of(found)
         combos: list[tuple[Concept, ...]] = [()]
         for dim in aindex.dimensions:

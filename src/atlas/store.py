@@ -1,30 +1,61 @@
-"""SPARQL over the shipped graph, through pyoxigraph (no rdflib needed).
+"""SPARQL 1.1 over the shipped graph, through pyoxigraph (rdflib stays behind ``atlas.graph()``).
 
-Queries are read-only and offline: SERVICE, LOAD and other updates, and remote FROM clauses are
-refused before evaluation.
+>>> sparql("ASK { ?atlas a <https://w3id.org/execution-atlas/vocab#Atlas> }")
+True
+
+Queries are read-only and offline: SERVICE, LOAD, updates and FROM are refused before
+evaluation. Named queries ship as ``queries/*.rq``; values reach them as bindings (pyoxigraph
+substitutions), never formatted into the text.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
-from typing import Any
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
 
 import pyoxigraph
 
 from atlas import _resources
-from atlas.errors import AtlasError, NetworkRefusedError
+from atlas._results import Result, Solutions, Term, Triples, serialize
+from atlas._sparql import ReadOnlyError, refuse_unsafe
+from atlas.errors import AtlasError, NetworkRefusedError, UnknownIdError, UnknownValueError
 from atlas.models import BASE_IRI
 
-__all__ = ["SparqlError", "sparql", "store"]
+__all__ = [
+    "Engine",
+    "Local",
+    "NamedQuery",
+    "NetworkRefusedError",
+    "Parameter",
+    "PathRows",
+    "ReadOnlyError",
+    "SparqlError",
+    "execute",
+    "load_store",
+    "named_queries",
+    "named_query",
+    "path",
+    "run",
+    "sparql",
+    "store",
+    "term",
+]
 
-_FORBIDDEN = re.compile(
-    r"\b(SERVICE|LOAD|INSERT|DELETE|CLEAR|DROP|CREATE|COPY|MOVE|ADD)\b", re.IGNORECASE
-)
+_EA = f"{BASE_IRI}vocab#"
+_KINDS = ("atlas/", "stage/", "step/", "citation/", "technology/", "scheme/", "relation/")
 
 
 class SparqlError(AtlasError, ValueError):
-    """A SPARQL query that cannot be parsed or evaluated."""
+    """A SPARQL query that cannot be parsed, bound or evaluated."""
+
+
+# --- stores ----------------------------------------------------------------------------------
 
 
 @functools.cache
@@ -36,49 +67,392 @@ def store() -> pyoxigraph.Store:
     return result
 
 
-def _plain(term: Any) -> Any:
-    if term is None:
-        return None
-    if isinstance(term, pyoxigraph.Literal):
-        return term.value
-    return term.value if hasattr(term, "value") else str(term)
+def load_store(files: Iterable[Path]) -> pyoxigraph.Store:
+    """A new in-memory store holding these Turtle files (for other data sets than the shipped one).
+
+    Raises:
+        SparqlError: when a file is not valid Turtle.
+    """
+    result = pyoxigraph.Store()
+    for file in files:
+        try:
+            result.bulk_load(path=file, format=pyoxigraph.RdfFormat.TURTLE, base_iri=BASE_IRI)
+        except SyntaxError as error:
+            raise SparqlError(f"{file}: invalid Turtle: {error}") from None
+    return result
 
 
-def _refuse_network(query: str) -> None:
-    stripped = re.sub(r"#[^\n]*|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|<[^>]*>", " ", query)
-    match = _FORBIDDEN.search(stripped)
-    if match:
-        word = match.group(1).upper()
-        raise NetworkRefusedError(
-            f"SPARQL {word} is refused: queries are read-only and never reach the network"
+# --- evaluation ------------------------------------------------------------------------------
+
+
+def term(value: object) -> Term:
+    """The RDF term for a Python value: terms pass, ``str`` is a plain literal, numbers typed.
+
+    >>> term(3)
+    <Literal value=3 datatype=<NamedNode value=http://www.w3.org/2001/XMLSchema#integer>>
+    """
+    if isinstance(value, pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal):
+        return value
+    if isinstance(value, pyoxigraph.Triple):
+        return value
+    if isinstance(value, bool | int | float | str):
+        return pyoxigraph.Literal(value)
+    raise SparqlError(f"cannot bind {value!r}: give a str, int, float, bool or pyoxigraph term")
+
+
+def execute(
+    query: str,
+    bindings: Mapping[str, object] | None = None,
+    *,
+    target: pyoxigraph.Store | None = None,
+    max_rows: int | None = None,
+) -> Result:
+    """Check, then run a query over ``target`` (default: the shipped graph).
+
+    Each binding replaces a variable of the query (which must be in its projection).
+    ``max_rows`` caps the rows or triples read; the result says when it cut them.
+
+    Raises:
+        NetworkRefusedError: for SERVICE, LOAD and FROM.
+        ReadOnlyError: for an update.
+        SparqlError: for a query that does not parse, bind or evaluate.
+    """
+    refuse_unsafe(query)
+    substitutions = {pyoxigraph.Variable(k): term(v) for k, v in (bindings or {}).items()}
+    try:
+        answer = (store() if target is None else target).query(
+            query, substitutions=substitutions or None
         )
-    if re.search(r"\bFROM\b", stripped, re.IGNORECASE):
-        raise NetworkRefusedError("SPARQL FROM is refused: queries run over the shipped graph only")
+        if isinstance(answer, pyoxigraph.QueryBoolean):
+            return bool(answer)
+        cap = None if max_rows is None else max_rows + 1
+        if isinstance(answer, pyoxigraph.QuerySolutions):
+            names = tuple(v.value for v in answer.variables)
+            rows = tuple(
+                tuple(row[n] for n in names) for row in itertools.islice(answer, cap)
+            )
+            cut = max_rows is not None and len(rows) > max_rows
+            return Solutions(names, rows[:max_rows] if cut else rows, truncated=cut)
+        triples = tuple(itertools.islice(answer, cap))
+        cut = max_rows is not None and len(triples) > max_rows
+        return Triples(triples[:max_rows] if cut else triples, truncated=cut)
+    except SyntaxError as error:
+        raise SparqlError(f"invalid SPARQL: {error}") from None
+    except RuntimeError as error:  # a binding of a variable outside the projection
+        raise SparqlError(f"cannot bind the query's variables: {error}") from None
+    except OSError as error:
+        raise SparqlError(f"the query failed: {error}") from None
 
 
-def sparql(query: str) -> list[dict[str, Any]] | bool | str:
+def sparql(query: str, /, bindings: Mapping[str, object] | None = None) -> Any:
     """Run a read-only SPARQL 1.1 query over the shipped graph.
 
-    SELECT gives a list of rows (dicts of plain values), ASK a bool, CONSTRUCT and DESCRIBE
-    the resulting triples as N-Triples text.
+    SELECT gives a list of rows (dicts of Python values: IRIs as ``str``, literals as ``str``,
+    ``int``, ``bool``, ``date``...), ASK a ``bool``, CONSTRUCT and DESCRIBE Turtle text.
+    ``bindings`` give values to variables (``str`` is a literal; use ``pyoxigraph.NamedNode``
+    for an IRI).
 
-    >>> rows = sparql("SELECT ?l WHERE { <https://w3id.org/execution-atlas/stage/cpu> "
-    ...               "<http://www.w3.org/2000/01/rdf-schema#label> ?l }")
-    >>> rows
+    >>> sparql("SELECT ?l WHERE { <https://w3id.org/execution-atlas/stage/cpu> "
+    ...        "<http://www.w3.org/2000/01/rdf-schema#label> ?l }")
     [{'l': 'CPU'}]
 
     Raises:
-        NetworkRefusedError: for SERVICE, LOAD, updates and FROM.
+        NetworkRefusedError: for SERVICE, LOAD and FROM.
+        ReadOnlyError: for an update.
         SparqlError: for a query that does not parse.
     """
-    _refuse_network(query)
+    result = execute(query, bindings)
+    if isinstance(result, Solutions):
+        return result.dicts()
+    if isinstance(result, Triples):
+        return serialize(result, "turtle").decode()
+    return result
+
+
+class Engine(Protocol):
+    """Where a query runs: the local store, or a remote endpoint (see ``atlas.publish``)."""
+
+    def query(self, query: str, bindings: Mapping[str, Term]) -> Result:
+        """Run a query with bindings for some of its variables."""
+        ...
+
+
+@dataclass(frozen=True)
+class Local:
+    """The engine of a local pyoxigraph store (default: the shipped graph)."""
+
+    target: pyoxigraph.Store | None = None
+
+    def query(self, query: str, bindings: Mapping[str, Term]) -> Result:
+        """Run a query with pyoxigraph substitutions."""
+        return execute(query, bindings, target=self.target)
+
+
+# --- named queries ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A value a named query takes: an IRI under ``base`` (e.g. ``atlas/``), or a literal."""
+
+    name: str
+    base: str
+    description: str
+    optional: bool
+
+    def term(self, value: str | Term) -> Term:
+        """The term for a value: an id (``pytorch``), a relative IRI (``stage/cpu``) or an IRI."""
+        if not isinstance(value, str):
+            return value
+        if self.base == "literal":
+            return pyoxigraph.Literal(value)
+        if ":" in value:
+            iri = value
+        elif value.startswith(_KINDS):
+            iri = BASE_IRI + value
+        else:
+            iri = BASE_IRI + self.base + value
+        try:
+            return pyoxigraph.NamedNode(iri)
+        except ValueError:
+            raise SparqlError(f"invalid IRI {iri!r} for parameter {self.name!r}") from None
+
+
+_HEADER = re.compile(r"^#\s?(.*)$")
+_PARAM = re.compile(r"^@param\s+(\w+)\s+(\S+)\s+(.*)$")
+
+
+@dataclass(frozen=True)
+class NamedQuery:
+    """A query shipped as ``queries/NAME.rq``, described by its header comment.
+
+    Header lines ``# @param NAME BASE TEXT`` declare the values it takes (``(optional...`` in
+    TEXT makes one optional), ``# @selection V1 V2...`` the variables that receive dimension
+    values, and ``# @reachable VAR`` that only the steps reachable from ``VAR`` are kept.
+    """
+
+    name: str
+    summary: str
+    description: str
+    text: str
+    parameters: tuple[Parameter, ...] = ()
+    selection: tuple[str, ...] = ()
+    reachable: str | None = None
+
+    @classmethod
+    def parse(cls, name: str, text: str) -> NamedQuery:
+        """Read a query and its header."""
+        lines = []
+        for line in text.splitlines():
+            match = _HEADER.match(line)
+            if not match:
+                break
+            lines.append(match.group(1).rstrip())
+        prose = [line for line in lines if not line.startswith("@")]
+        parameters, selection, reachable = [], (), None
+        for line in lines:
+            if found := _PARAM.match(line):
+                pname, base, about = found.groups()
+                parameters.append(Parameter(pname, base, about, "(optional" in about))
+            elif line.startswith("@selection"):
+                selection = tuple(line.split()[1:])
+            elif line.startswith("@reachable"):
+                reachable = line.split()[1]
+        return cls(
+            name=name,
+            summary=prose[0] if prose else name,
+            description="\n".join(prose).strip(),
+            text=text,
+            parameters=tuple(parameters),
+            selection=selection,
+            reachable=reachable,
+        )
+
+    def bind(self, values: Mapping[str, str | Term]) -> dict[str, Term]:
+        """Turn values given by name into terms for the query's variables.
+
+        Values of parameters become IRIs (or literals); with a ``@selection``, every other name
+        is a dimension (``mode="compile"``) whose value is resolved as ``atlas.path`` does, and
+        the chosen concepts fill the selection variables.
+
+        Raises:
+            UnknownValueError: an unknown name, a missing value or an unknown dimension value.
+        """
+        known = {p.name: p for p in self.parameters}
+        bound: dict[str, Term] = {}
+        dimensions: dict[str, str] = {}
+        concepts: list[Term] = []
+        for key, value in values.items():
+            if key in known:
+                bound[key] = known[key].term(value)
+            elif key in self.selection:
+                concepts.append(Parameter(key, "scheme/", "", optional=True).term(value))
+            elif self.selection and isinstance(value, str):
+                dimensions[key] = value
+            else:
+                raise UnknownValueError(
+                    f"parameter of query {self.name!r}", key, [*known, *self.selection]
+                )
+        missing = [p.name for p in self.parameters if not p.optional and p.name not in bound]
+        if missing:
+            raise UnknownValueError(
+                f"value for {missing[0]!r} (missing) in query {self.name!r}; value", "",
+                [f"{p.name}: {p.description}" for p in self.parameters],
+            )
+        if dimensions:
+            atlas = bound.get("atlas")
+            concepts.extend(_resolve(dimensions, None if atlas is None else atlas.value))
+        if len(concepts) > len(self.selection):
+            raise UnknownValueError(
+                f"number of dimension values for query {self.name!r}", str(len(concepts)),
+                [f"at most {len(self.selection)}"],
+            )
+        if concepts:  # unused variables repeat a value, which leaves the conditions unchanged
+            padded = concepts + [concepts[0]] * (len(self.selection) - len(concepts))
+            bound.update(zip(self.selection, padded, strict=True))
+        return bound
+
+
+def _resolve(dimensions: Mapping[str, str], atlas_iri: str | None) -> list[Term]:
+    """Concept IRIs for dimension values given by dimension name, as ``atlas.path`` reads them."""
+    from atlas import query  # noqa: PLC0415 - reads the JSON export, only when needed
+
+    index = query.index()
+    if atlas_iri is not None:
+        atlas_id = atlas_iri.removeprefix(f"{BASE_IRI}atlas/")
+        _, chosen = index.resolve((), dimensions, atlas=atlas_id)
+        return [pyoxigraph.NamedNode(f"{BASE_IRI}scheme/{c.id}") for c in chosen]
+    schemes = {
+        key: scheme
+        for a in index.atlases.values()
+        for scheme in (index.schemes[s] for s in a.dimensions if s in index.schemes)
+        for key in (scheme.id.casefold(), scheme.label.casefold())
+    }
+    out: list[Term] = []
+    for name, value in dimensions.items():
+        scheme = schemes.get(name.casefold())
+        if scheme is None:
+            raise UnknownValueError("dimension", name, sorted({s.label for s in schemes.values()}))
+        folded = value.strip().casefold()
+        concept = next(
+            (
+                c
+                for c in scheme.values
+                if folded in {k.casefold() for k in (c.id, c.name, c.label, *c.alt_labels)}
+            ),
+            None,
+        )
+        if concept is None:
+            raise UnknownValueError(scheme.label, value, [c.label for c in scheme.values])
+        out.append(pyoxigraph.NamedNode(f"{BASE_IRI}scheme/{concept.id}"))
+    return out
+
+
+@functools.cache
+def named_queries() -> dict[str, NamedQuery]:
+    """Every named query shipped with the package, by name."""
+    folder = resources.files("atlas") / "queries"
+    found = sorted((f for f in folder.iterdir() if f.name.endswith(".rq")), key=lambda f: f.name)
+    return {
+        f.name[:-3]: NamedQuery.parse(f.name[:-3], f.read_text(encoding="utf-8")) for f in found
+    }
+
+
+def named_query(name: str) -> NamedQuery:
+    """The named query ``name``, e.g. ``named_query("path")``.
+
+    Raises:
+        UnknownIdError: a ``LookupError`` naming the queries that exist.
+    """
     try:
-        result = store().query(query)
-    except SyntaxError as error:
-        raise SparqlError(f"invalid SPARQL: {error}") from None
-    if isinstance(result, pyoxigraph.QueryBoolean):
-        return bool(result)
-    if isinstance(result, pyoxigraph.QuerySolutions):
-        names = [v.value for v in result.variables]
-        return [{n: _plain(row[n]) for n in names} for row in result]
-    return "".join(f"{t.subject} {t.predicate} {t.object} .\n" for t in result)
+        return named_queries()[name]
+    except KeyError:
+        raise UnknownIdError("query", name, sorted(named_queries())) from None
+
+
+def run(
+    name: str, bindings: Mapping[str, str | Term] | None = None, *, engine: Engine | None = None
+) -> Result:
+    """Run a named query with values for its parameters; bound variables are left out of rows.
+
+    >>> rows = run("path", {"atlas": "pytorch", "mode": "eager", "device": "cpu"})
+    >>> len(rows.rows)
+    4
+
+    Raises:
+        UnknownIdError: an unknown query.
+        UnknownValueError: an unknown parameter or dimension value.
+    """
+    named = named_query(name)
+    bound = named.bind(bindings or {})
+    result = (engine or Local()).query(named.text, bound)
+    if not isinstance(result, Solutions):
+        return result
+    if named.reachable is not None:
+        result = _reachable(result, bound.get(named.reachable), named.reachable)
+    return result.without(bound)
+
+
+def _reachable(found: Solutions, start: Term | None, column: str) -> Solutions:
+    """The rows whose step is reachable from ``start`` through the steps of ``found``.
+
+    The steps' ``ea:from``/``ea:to`` triples make a small graph, over which the named query
+    ``downstream`` follows the steps with a SPARQL property path.
+    """
+    if start is None and found.rows and column in found.variables:
+        start = found.column(column)[0]
+    if start is None:
+        return found
+    graph = pyoxigraph.Store()
+    ea_from, ea_to = pyoxigraph.NamedNode(f"{_EA}from"), pyoxigraph.NamedNode(f"{_EA}to")
+    steps, froms, tos = found.column("step"), found.column("from"), found.column("to")
+    graph.extend(
+        pyoxigraph.Quad(s, p, o)  # type: ignore[arg-type]
+        for s, f, t in zip(steps, froms, tos, strict=True)
+        for p, o in ((ea_from, f), (ea_to, t))
+    )
+    reached = execute(named_query("downstream").text, {"start": start}, target=graph)
+    assert isinstance(reached, Solutions)  # noqa: S101 - downstream is a SELECT
+    stages = set(reached.column("stage"))
+    rows = tuple(r for r, f in zip(found.rows, froms, strict=True) if f in stages)
+    return Solutions(found.variables, rows, found.truncated)
+
+
+@dataclass(frozen=True)
+class PathRows:
+    """What the SPARQL path query finds: the ids of the path's stages and steps."""
+
+    stages: frozenset[str]
+    steps: frozenset[str]
+
+
+def path(
+    *values: str, atlas: str = "pytorch", engine: Engine | None = None, **dimensions: str
+) -> PathRows:
+    """The stages and steps of a path, found by the named SPARQL query ``path``.
+
+    Values are read as :func:`atlas.path` reads them, and the answer is the same.
+
+    >>> found = path("torch.compile", "gpu")
+    >>> len(found.stages), len(found.steps)
+    (12, 12)
+    """
+    from atlas import query  # noqa: PLC0415 - resolves values as atlas.path does
+
+    found, chosen = query.index().resolve(values, dimensions, atlas)
+    bindings: dict[str, str | Term] = {"atlas": found.id}
+    slots = named_query("path").selection
+    bindings.update(
+        zip(slots, (pyoxigraph.NamedNode(f"{BASE_IRI}scheme/{c.id}") for c in chosen), strict=False)
+    )
+    result = run("path", bindings, engine=engine)
+    assert isinstance(result, Solutions)  # noqa: S101 - path is a SELECT
+    stage_base, step_base = f"{BASE_IRI}stage/", f"{BASE_IRI}step/"
+    stages = {
+        t.value.removeprefix(stage_base)
+        for name in ("entry", "from", "to")
+        for t in result.column(name)
+        if t is not None
+    }
+    steps = {t.value.removeprefix(step_base) for t in result.column("step") if t is not None}
+    return PathRows(frozenset(stages), frozenset(steps))

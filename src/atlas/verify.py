@@ -9,24 +9,53 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
-from atlas.errors import CycleError, Problem
-from atlas.models import BASE_IRI, AtlasDocument
+from atlas.errors import CycleError, DatasetError, Problem
+from atlas.models import BASE_IRI, Atlas, AtlasDocument
 
-__all__ = ["consistency_problems", "date_problems", "normalise", "quote_problems"]
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+    from atlas._fetch import FetchPolicy
+    from atlas.turtle import TurtleFile
+
+__all__ = [
+    "CheckResult",
+    "Report",
+    "check",
+    "consistency_problems",
+    "date_problems",
+    "normalise",
+    "quote_problems",
+]
 
 STAGE_KINDS = "stage-kind"
 TECHNOLOGY_KINDS = "technology-kind"
 
 
 def normalise(text: str) -> str:
-    """Collapse every run of whitespace to one space and strip the ends.
+    r"""Collapse every run of whitespace to one space and strip the ends.
 
-    >>> normalise("  a\\n  b\\tc ")
+    >>> normalise("  a\n  b\tc ")
     'a b c'
     """
     return re.sub(r"\s+", " ", text).strip()
+
+
+_COLLECTION_KINDS = {
+    "atlases": "atlas",
+    "stages": "stage",
+    "steps": "step",
+    "citations": "citation",
+    "sources": "source",
+    "technologies": "technology",
+    "schemes": "scheme",
+    "relations": "relation",
+}
 
 
 def _iri(kind: str, local: str) -> str:
@@ -42,25 +71,18 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
             Problem("violation", message, subject=_iri(kind, local), hint=hint, code=code)
         )
 
-    for key in (
-        "atlases",
-        "stages",
-        "steps",
-        "citations",
-        "sources",
-        "technologies",
-        "schemes",
-        "relations",
-    ):
-        counted = Counter(getattr(item, "id") for item in getattr(document, key))  # noqa: B009
+    for key, kind in _COLLECTION_KINDS.items():
+        counted = Counter(item.id for item in getattr(document, key))
         for dup, n in sorted(counted.items()):
             if n > 1:
+                urls = [s.url for s in document.sources if s.id == dup] if key == "sources" else []
+                shown = "".join(f", <{url}>" for url in urls)
                 problems.append(
                     Problem(
                         "violation",
-                        f"duplicate id {dup!r} ({n} {key})",
-                        subject=dup,
-                        hint="every id names one record",
+                        f"duplicate id {dup!r} ({n} {key}{shown})",
+                        subject=urls[-1] if urls else _iri(kind, dup),
+                        hint="every id names one record: rename one of them",
                         code="duplicate",
                     )
                 )
@@ -73,6 +95,7 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
     sources = {s.url for s in document.sources}
     technologies = {t.id for t in document.technologies}
 
+    atlas: Atlas | None  # each step's atlas, below; None when unknown
     for atlas in document.atlases:
         if atlas.dimensions and atlas.entry_stage is None:
             bad("atlas", atlas.id, "has dimensions but no entry stage", code="missing")
@@ -225,19 +248,19 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                         f"condition {value!r} is not a value of a dimension of atlas {atlas.id!r}",
                         code="condition",
                     )
-        for claim in step.unsupported_claims:
-            problems.append(
-                Problem(
-                    "warning",
-                    f"unsupported claim: {claim}",
-                    subject=_iri("step", step.id),
-                    hint="find a source that supports it, or remove it",
-                    code="unsupported",
-                )
+        problems.extend(
+            Problem(
+                "warning",
+                f"unsupported claim: {claim}",
+                subject=_iri("step", step.id),
+                hint="find a source that supports it, or remove it",
+                code="unsupported",
             )
+            for claim in step.unsupported_claims
+        )
     for stage in document.stages:
         for claim in stage.unsupported_claims:
-            problems.append(
+            problems.append(  # noqa: PERF401 - one problem per claim, kept like the steps'
                 Problem(
                     "warning",
                     f"unsupported claim: {claim}",
@@ -297,7 +320,7 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
             try:
                 index.all_paths(atlas.id)
             except CycleError as error:
-                problems.extend(error.problems)
+                problems.extend(replace(p, subject=_iri("atlas", atlas.id)) for p in error.problems)
     return problems
 
 
@@ -377,6 +400,17 @@ def date_problems(
                     code="stale-date",
                 )
             )
+    problems.extend(
+        Problem(
+            "violation",
+            f"snapshot date {source.retrieved_on.isoformat()} is in the future",
+            subject=source.url,
+            hint=f"use the day the snapshot was taken (today is {today})",
+            code="future-date",
+        )
+        for source in document.sources
+        if source.retrieved_on > today
+    )
     if document.issued > today:
         problems.append(
             Problem(
@@ -387,3 +421,495 @@ def date_problems(
             )
         )
     return problems
+
+
+# --- atlas check ---------------------------------------------------------------------------
+
+CheckStatus = Literal["ran", "skipped", "error"]
+
+_TITLES = {
+    "turtle": "Turtle files",
+    "shapes": "SHACL shapes",
+    "consistency": "consistency",
+    "dates": "dates",
+    "quotes": "quotes against snapshots",
+    "online": "quotes online",
+    "export": "JSON export",
+    "json-schema": "JSON Schema file",
+}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of one check: its problems, or why it was skipped or could not run."""
+
+    name: str
+    status: CheckStatus
+    problems: tuple[Problem, ...] = ()
+    note: str = ""
+
+    @property
+    def title(self) -> str:
+        """A readable name of the check."""
+        return _TITLES.get(self.name, self.name)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every problem ``atlas check`` found, grouped by check.
+
+    >>> report = Report((CheckResult("dates", "ran", (Problem("warning", "old"),)),))
+    >>> report.exit_code, report.text().splitlines()[-1]
+    (0, 'atlas check: no violations, 1 warning (1 check run)')
+    """
+
+    checks: tuple[CheckResult, ...]
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        """Every problem, check by check."""
+        return tuple(p for c in self.checks for p in c.problems)
+
+    @property
+    def violations(self) -> tuple[Problem, ...]:
+        """The problems that fail the check."""
+        return tuple(p for p in self.problems if p.severity == "violation")
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """The problems that are only reported."""
+        return tuple(p for p in self.problems if p.severity == "warning")
+
+    @property
+    def errors(self) -> tuple[CheckResult, ...]:
+        """The checks that could not run."""
+        return tuple(c for c in self.checks if c.status == "error")
+
+    @property
+    def exit_code(self) -> int:
+        """0 when clean (or warnings only), 1 with a violation, 2 when a check could not run."""
+        if self.errors:
+            return 2
+        return 1 if self.violations else 0
+
+    def summary(self) -> str:
+        """One line: the counts of violations and warnings, and the checks run and skipped."""
+        ran = sum(c.status == "ran" for c in self.checks)
+        skipped = [c for c in self.checks if c.status == "skipped"]
+        if self.errors:
+            head = "could not run: " + "; ".join(f"{c.title}: {c.note}" for c in self.errors)
+        else:
+            count = len(self.violations)
+            head = f"{count} violation{'s' * (count != 1)}" if count else "no violations"
+        warnings = len(self.warnings)
+        head += f", {warnings} warning{'s' * (warnings != 1)}"
+        tail = f"{ran} check{'s' * (ran != 1)} run"
+        if skipped:
+            tail += ", skipped: " + ", ".join(c.title for c in skipped)
+        return f"atlas check: {head} ({tail})"
+
+    def text(self) -> str:
+        """The report for people: each check with its problems, then a summary line."""
+        lines = []
+        for result in self.checks:
+            if result.status == "ran":
+                violations = sum(p.severity == "violation" for p in result.problems)
+                warnings = len(result.problems) - violations
+                counts = [
+                    f"{n} {word}{'s' * (n != 1)}"
+                    for n, word in ((violations, "violation"), (warnings, "warning"))
+                    if n
+                ]
+                state = ", ".join(counts) or "ok"
+            else:
+                state = "skipped" if result.status == "skipped" else "could not run"
+            note = f" ({result.note})" if result.note else ""
+            lines.append(f"{result.title}: {state}{note}")
+            lines.extend(f"  {problem}" for problem in result.problems)
+        lines.append(self.summary())
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report for tools."""
+        return {
+            "exitCode": self.exit_code,
+            "summary": self.summary(),
+            "violations": len(self.violations),
+            "warnings": len(self.warnings),
+            "checks": [
+                {
+                    "name": c.name,
+                    "status": c.status,
+                    "note": c.note,
+                    "problems": [
+                        {
+                            "severity": p.severity,
+                            "message": p.message,
+                            "file": p.file,
+                            "line": p.line,
+                            "subject": p.subject,
+                            "hint": p.hint,
+                            "code": p.code,
+                        }
+                        for p in c.problems
+                    ],
+                }
+                for c in self.checks
+            ],
+        }
+
+
+class _CouldNotRunError(Exception):
+    """A check that cannot run: bad arguments or missing files, not a problem of the data."""
+
+
+def _guarded(name: str, run: Callable[[], list[Problem] | CheckResult]) -> CheckResult:
+    try:
+        outcome = run()
+    except _CouldNotRunError as error:
+        return CheckResult(name, "error", note=str(error))
+    except Exception as error:  # noqa: BLE001 - a report, never a traceback
+        return CheckResult(name, "error", note=f"{type(error).__name__}: {error}")
+    if isinstance(outcome, CheckResult):
+        return outcome
+    return CheckResult(name, "ran", tuple(sorted(outcome, key=_problem_order)))
+
+
+def _problem_order(problem: Problem) -> tuple[bool, str, int, str, str]:
+    return (
+        problem.severity != "violation",
+        problem.file or "",
+        problem.line or 0,
+        problem.subject or "",
+        problem.message,
+    )
+
+
+def _turtle_files(files: Iterable[Path | TurtleFile] | None) -> list[TurtleFile]:
+    from atlas import _resources  # noqa: PLC0415
+    from atlas.turtle import TurtleFile  # noqa: PLC0415
+
+    if files is None:
+        return [TurtleFile.load(f, f"dataset/{f.name}") for f in _resources.turtle_files()]
+    loaded = []
+    for item in files:
+        if isinstance(item, TurtleFile):
+            loaded.append(item)
+            continue
+        try:
+            loaded.append(TurtleFile.load(Path(item), str(item)))
+        except (OSError, UnicodeDecodeError) as error:
+            raise _CouldNotRunError(f"cannot read {str(item)!r}: {error}") from None
+    if not loaded:
+        raise _CouldNotRunError("no Turtle files to check")
+    return loaded
+
+
+def _argument_error(
+    sources: Path | None, max_age_days: int, export_path: Path | None, dataset: Path | None
+) -> CheckResult | None:
+    """The first argument that makes the check impossible to run, as an error result."""
+    if dataset is not None and not Path(dataset).is_dir():
+        return CheckResult("turtle", "error", note=f"--dataset {str(dataset)!r} is not a folder")
+    if sources is not None and not Path(sources).is_dir():
+        return CheckResult("quotes", "error", note=f"--sources {str(sources)!r} is not a folder")
+    if max_age_days < 0:
+        return CheckResult("dates", "error", note=f"--max-age {max_age_days} is negative")
+    if export_path is not None and not Path(export_path).is_file():
+        return CheckResult("export", "error", note=f"--export {str(export_path)!r} is not a file")
+    return None
+
+
+class _Parsed:
+    """The Turtle files parsed once, with a way to find the file and line of any resource."""
+
+    def __init__(self, files: list[TurtleFile]) -> None:
+        from atlas import schema, turtle  # noqa: PLC0415 - rdflib is only needed to check
+
+        self.files = files
+        with schema.quiet_rdflib():
+            self.graph, self.origin, self.syntax = turtle._parse(files)  # noqa: SLF001
+        self.locators = dict(self.origin.values())
+
+    def where(self, iri: str) -> dict[str, Any]:
+        """``{"file": ..., "line": ...}`` of the resource ``iri``, or ``{}`` when not found."""
+        from rdflib import URIRef  # noqa: PLC0415
+
+        found = self.origin.get(URIRef(iri))
+        candidates = [found] if found else list(self.locators.items())
+        for name, locator in candidates:
+            line = locator.line_of(iri)
+            if line is not None:
+                return {"file": name, "line": line}
+        return {"file": found[0], "line": None} if found else {}
+
+    def located(self, problems: Iterable[Problem]) -> list[Problem]:
+        """The problems, each with the file and line of its resource where it has none."""
+        return [
+            replace(p, **self.where(p.subject)) if p.subject and not p.file else p for p in problems
+        ]
+
+
+def _turtle_checks(
+    parsed: _Parsed, today: dt.date | None, max_age_days: int
+) -> tuple[list[CheckResult], AtlasDocument | None]:
+    """Reading, shapes, consistency and dates; also returns the document when it reads."""
+    from atlas import schema, turtle  # noqa: PLC0415
+
+    count = f"{len(parsed.files)} file{'s' * (len(parsed.files) != 1)}"
+    if parsed.syntax:
+        skipped = [
+            CheckResult(name, "skipped", note="the Turtle files do not parse")
+            for name in ("shapes", "consistency", "dates")
+        ]
+        syntax = tuple(sorted(parsed.syntax, key=_problem_order))
+        return [CheckResult("turtle", "ran", syntax, count), *skipped], None
+    shapes = _guarded(
+        "shapes", lambda: parsed.located(schema.shacl_problems(parsed.graph, parsed.where))
+    )
+    document = None
+    read: list[Problem] = []
+    try:
+        with schema.quiet_rdflib():
+            document = turtle.read_turtle(parsed.files)
+    except DatasetError as error:
+        read = list(error.problems)
+    kept = tuple(sorted(_without_duplicates(read, shapes), key=_problem_order))
+    if document is None and not kept:
+        count += "; not read, for the reasons the SHACL shapes give"
+    results = [CheckResult("turtle", "ran", kept, count), shapes]
+    if document is None:
+        results += [
+            CheckResult(name, "skipped", note="the Turtle files could not be read")
+            for name in ("consistency", "dates")
+        ]
+        return results, None
+    doc = document
+    results.append(_guarded("consistency", lambda: parsed.located(consistency_problems(doc))))
+    results.append(
+        _guarded(
+            "dates",
+            lambda: parsed.located(date_problems(doc, today=today, max_age_days=max_age_days)),
+        )
+    )
+    return results, document
+
+
+def _quote_checks(
+    parsed: _Parsed,
+    document: AtlasDocument | None,
+    sources: Path | None,
+    online: bool,  # noqa: FBT001 - private helper mirroring check()'s options
+    fetch_policy: FetchPolicy | None,
+) -> list[CheckResult]:
+    """Quotes against local snapshots and, when asked, against the live pages."""
+    unread = "the Turtle files could not be read"
+    results = []
+    if sources is None:
+        results.append(CheckResult("quotes", "skipped", note="no --sources DIR given"))
+    elif document is None:
+        results.append(CheckResult("quotes", "skipped", note=unread))
+    else:
+        doc, snapshots = document, Path(sources)
+        results.append(_guarded("quotes", lambda: parsed.located(quote_problems(doc, snapshots))))
+    if not online:
+        results.append(CheckResult("online", "skipped", note="no --online"))
+    elif document is None:
+        results.append(CheckResult("online", "skipped", note=unread))
+    else:
+        from atlas._fetch import online_problems  # noqa: PLC0415
+
+        doc = document
+        results.append(
+            _guarded("online", lambda: parsed.located(online_problems(doc, fetch_policy)))
+        )
+    return results
+
+
+def check(
+    *,
+    sources: Path | None = None,
+    online: bool = False,
+    max_age_days: int = 365,
+    today: dt.date | None = None,
+    files: Iterable[Path | TurtleFile] | None = None,
+    export_path: Path | None = None,
+    dataset: Path | None = None,
+    fetch_policy: FetchPolicy | None = None,
+) -> Report:
+    """Run every check of a dataset (default: the shipped one) and report every problem.
+
+    Checks: the Turtle files read cleanly; the SHACL shapes; consistency (references, conditions,
+    cycles); dates; quotes against ``sources`` snapshots; quotes online (``online``); the JSON
+    export against the JSON Schema and against a fresh export of the Turtle; the committed JSON
+    Schema against the models. Nothing is written, and nothing touches the network unless
+    ``online`` is true.
+
+    ``dataset`` names a folder whose ``*.ttl`` files (and ``atlas.json``, when there is one) are
+    checked instead of the shipped ones; ``files`` and ``export_path`` name them one by one.
+    ``fetch_policy`` sets the limits of the online check.
+
+    >>> check().exit_code
+    0
+    """
+    error = _argument_error(sources, max_age_days, export_path, dataset)
+    if error is not None:
+        return Report((error,))
+    if dataset is not None:
+        folder = Path(dataset)
+        files = sorted(folder.glob("*.ttl")) if files is None else files
+        if export_path is None and (folder / "atlas.json").is_file():
+            export_path = folder / "atlas.json"
+    try:
+        parsed = _Parsed(_turtle_files(files))
+    except _CouldNotRunError as failed:
+        return Report((CheckResult("turtle", "error", note=str(failed)),))
+
+    results, document = _turtle_checks(parsed, today, max_age_days)
+    results += _quote_checks(parsed, document, sources, online, fetch_policy)
+    clean = not any(p.severity == "violation" for r in results for p in r.problems)
+    compared = document if clean else None
+    if export_path is None and files is None:
+        from atlas import _resources  # noqa: PLC0415
+
+        shipped = _resources.export_file()
+        name = f"dataset/{shipped.name}"
+        results.append(_guarded("export", lambda: _export_check(shipped, name, compared)))
+    elif export_path is None:
+        results.append(CheckResult("export", "skipped", note="no --export FILE given"))
+    else:
+        given = Path(export_path)
+        results.append(_guarded("export", lambda: _export_check(given, str(given), compared)))
+    results.append(_guarded("json-schema", _schema_file_problems))
+    return Report(tuple(results))
+
+
+def _without_duplicates(read: list[Problem], shapes: CheckResult) -> list[Problem]:
+    """Drop reader problems that a SHACL shape already reports for the same resource and key."""
+    covered = {(p.subject, p.message.split(":", 1)[0]) for p in shapes.problems if p.subject}
+    return [p for p in read if (p.subject, p.message.split(":", 1)[0]) not in covered]
+
+
+def _export_check(
+    file: Path | Traversable, name: str, document: AtlasDocument | None
+) -> CheckResult:
+    """The export parses, matches the JSON Schema, and equals a fresh export of ``document``.
+
+    ``document`` is None when the Turtle files have violations: no fresh export to compare with.
+    """
+    import json  # noqa: PLC0415
+
+    from atlas import export, schema  # noqa: PLC0415
+    from atlas.models import SCHEMA_URL  # noqa: PLC0415
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return CheckResult(
+            "export",
+            "ran",
+            (
+                Problem(
+                    "violation",
+                    "the JSON export is missing",
+                    file=name,
+                    hint="run 'atlas export'",
+                    code="missing",
+                ),
+            ),
+        )
+    except (OSError, UnicodeDecodeError) as error:
+        raise _CouldNotRunError(f"cannot read {name!r}: {error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = Problem(
+            "violation",
+            f"not valid JSON: {error.msg} (column {error.colno})",
+            file=name,
+            line=error.lineno,
+            hint="the file may be truncated or hand-edited; run 'atlas export' again",
+            code="json",
+        )
+        return CheckResult("export", "ran", (problem,))
+    lines = schema.json_lines(text)
+    pointers = {
+        "remote-context": "/@context",
+        "context": "/@context",
+        "schema-version": "/schemaVersion",
+    }
+    problems = [
+        replace(p, line=lines.get(pointers.get(p.code, ""), p.line))
+        for p in export._shape_problems(data, name)  # noqa: SLF001 - same package
+    ]
+    if isinstance(data, dict) and "$schema" in data and data["$schema"] != SCHEMA_URL:
+        problems.append(
+            Problem(
+                "violation",
+                f"$schema is {data['$schema']!r}, expected {SCHEMA_URL!r}",
+                file=name,
+                line=lines.get("/$schema"),
+                hint="this package reads exports of its own schema version; export again",
+                code="schema-url",
+            )
+        )
+    covered = tuple(pointers[p.code] for p in problems if p.code in pointers)
+    problems.extend(schema.schema_problems(data, file=name, lines=lines, ignore=covered))
+    note = ""
+    if document is None and not problems:
+        note = "not compared with the Turtle files, which have violations"
+    elif document is not None and not problems:
+        problems.extend(_staleness(text, export.dumps(document), name))
+    return CheckResult("export", "ran", tuple(problems), note)
+
+
+def _staleness(text: str, fresh: str, name: str) -> list[Problem]:
+    """A violation naming the first line where an export differs from a fresh one."""
+    if text == fresh:
+        return []
+    old_lines, new_lines = text.splitlines(), fresh.splitlines()
+    pairs = enumerate(zip(old_lines, new_lines, strict=False), start=1)
+    number = next((i for i, (a, b) in pairs if a != b), min(len(old_lines), len(new_lines)) + 1)
+    shown = old_lines[number - 1].strip() if number <= len(old_lines) else "<end of file>"
+    return [
+        Problem(
+            "violation",
+            f"stale: differs from a fresh export of the Turtle files from line {number} "
+            f"({shown[:60]!r})",
+            file=name,
+            line=number,
+            hint="run 'atlas export' and commit the result",
+            code="stale",
+        )
+    ]
+
+
+def _schema_file_problems() -> list[Problem]:
+    """The committed JSON Schema equals the one generated from the models."""
+    from atlas import _resources, schema  # noqa: PLC0415
+
+    file = _resources.schema_dir() / schema.SCHEMA_NAME
+    name = f"schema/{schema.SCHEMA_NAME}"
+    try:
+        committed = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [
+            Problem(
+                "violation",
+                "the JSON Schema is missing",
+                file=name,
+                hint="regenerate it: python -m atlas.schema",
+                code="missing",
+            )
+        ]
+    if committed != schema.dumps_schema():
+        return [
+            Problem(
+                "violation",
+                "stale: differs from the schema generated from the models",
+                file=name,
+                hint="regenerate it: python -m atlas.schema",
+                code="stale",
+            )
+        ]
+    return []

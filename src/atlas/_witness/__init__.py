@@ -4,13 +4,16 @@
 ``pip install 'execution-atlas[witness]'``) in a child process with fresh temporary caches and
 returns a :class:`WitnessRecord`. Nothing here imports torch; only ``collect.py`` does, in the
 child.
+
+The comparison with the atlas is ``atlas._witness.compare.compare(record)`` (the function is not
+re-exported here, so that ``atlas._witness.compare`` stays the module).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from atlas._witness.compare import ModeComparison, StepComparison, compare
+from atlas._witness.compare import ModeComparison, StepComparison
 from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
 from atlas._witness.record import WitnessRecord, dump_json, json_schema, load_record, to_trig
 
@@ -21,7 +24,6 @@ __all__ = [
     "WitnessError",
     "WitnessRecord",
     "WitnessRunError",
-    "compare",
     "dump_json",
     "json_schema",
     "load_record",

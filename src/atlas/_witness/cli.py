@@ -71,6 +71,12 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="read a recorded witness (JSON) instead of running PyTorch",
     )
     parser.add_argument(
+        "--from-raw",
+        type=Path,
+        metavar="FILE",
+        help="analyse a raw run saved with --raw instead of running PyTorch",
+    )
+    parser.add_argument(
         "--raw",
         type=Path,
         metavar="FILE",
@@ -123,6 +129,12 @@ def main(args: argparse.Namespace) -> int:
     try:
         if args.record is not None:
             record = records.load_record(args.record)
+        elif args.from_raw is not None:
+            from atlas._witness.observe import build_record  # noqa: PLC0415
+            from atlas._witness.raw import RawRun  # noqa: PLC0415
+
+            raw_text = args.from_raw.read_text(encoding="utf-8")
+            record = build_record(RawRun.model_validate_json(raw_text))
         else:
             from atlas._witness import witness  # noqa: PLC0415
 

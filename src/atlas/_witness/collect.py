@@ -10,10 +10,16 @@ It reads no private text format: the files, commands and counters it gathers are
 verbatim (as a :class:`~atlas._witness.raw.RawRun`) and parsed by ``parse.py``.
 """
 
+# torch is imported inside functions only, so that importing this module stays cheap, and the
+# collector reads a few private torch APIs (the dispatcher table, Dynamo) on purpose.
+# ruff: noqa: PLC0415, SLF001
+
 from __future__ import annotations
 
 import argparse
 import collections
+import importlib.util
+import logging
 import os
 import platform
 import shutil
@@ -21,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -57,7 +64,11 @@ _MAPPED_HINTS = (
     "libtorch_cpu",
     "libtorch_cuda",
 )
-_MODEL = "Linear(256->512) -> GELU -> LayerNorm(512) -> Linear(512->256) on a 64x256 batch, then a Tensor.item() graph break and mul/relu"
+_MODEL = (
+    "Linear(256->512) -> GELU -> LayerNorm(512) -> Linear(512->256) on a 64x256 batch, "
+    "then a Tensor.item() graph break and mul/relu"
+)
+_MAPS_FIELDS = 6
 
 Progress = Callable[[str], None]
 
@@ -67,7 +78,8 @@ def _now() -> datetime:
 
 
 def _stderr_progress(message: str) -> None:
-    print(f"[witness] {message}", file=sys.stderr, flush=True)
+    sys.stderr.write(f"[witness] {message}\n")
+    sys.stderr.flush()
 
 
 @contextmanager
@@ -105,7 +117,8 @@ def _build_model(torch_device: str) -> tuple[Callable[[Any], Any], Any]:
             self.fc2 = nn.Linear(512, 256)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return self.fc2(self.norm(self.act(self.fc1(x))))
+            out: torch.Tensor = self.fc2(self.norm(self.act(self.fc1(x))))
+            return out
 
     torch.manual_seed(0)
     model = TinyModel().to(torch_device).eval()
@@ -128,7 +141,7 @@ def _dispatched(fn: Callable[[Any], Any], x: Any) -> tuple[DispatchedOp, ...]:
     seen: collections.Counter[tuple[str, tuple[str, ...]]] = collections.Counter()
     kernels: dict[str, tuple[str, ...]] = {}
 
-    class Recorder(TorchDispatchMode):
+    class Recorder(TorchDispatchMode):  # type: ignore[no-untyped-call]  # untyped in torch
         def __torch_dispatch__(
             self,
             func: Any,
@@ -148,7 +161,7 @@ def _dispatched(fn: Callable[[Any], Any], x: Any) -> tuple[DispatchedOp, ...]:
                 )
             return func(*args, **(kwargs or {}))
 
-    with torch.no_grad(), Recorder():
+    with torch.no_grad(), Recorder():  # type: ignore[no-untyped-call]  # untyped in torch
         fn(x)
     return tuple(
         DispatchedOp(op=name, devices=devices, kernels=kernels[name], count=count)
@@ -156,7 +169,7 @@ def _dispatched(fn: Callable[[Any], Any], x: Any) -> tuple[DispatchedOp, ...]:
     )
 
 
-def _profiled(fn: Callable[[Any], Any], x: Any, cuda: bool) -> tuple[ProfiledEvent, ...]:
+def _profiled(fn: Callable[[Any], Any], x: Any, *, cuda: bool) -> tuple[ProfiledEvent, ...]:
     """Profile one warm call of ``fn(x)``; return each event name per device type."""
     import torch
     from torch.profiler import ProfilerActivity, profile
@@ -201,17 +214,36 @@ def _artifacts(root: Path) -> tuple[Artifact, ...]:
         truncated = False
         if rel.startswith("inductor/") and path.suffix == ".py" and "/fxgraph/" not in rel:
             text, truncated = _read_text(path)
-        elif rel.startswith("triton/") and path.suffix in _TRITON_TEXT:
-            text, truncated = _read_text(path, head_lines=_HEAD_LINES)
-        elif rel.startswith("inductor/") and path.suffix == ".cpp":
+        elif (rel.startswith("triton/") and path.suffix in _TRITON_TEXT) or (
+            rel.startswith("inductor/") and path.suffix == ".cpp"
+        ):
             text, truncated = _read_text(path, head_lines=_HEAD_LINES)
         found.append(Artifact(path=rel, size=size, text=text, truncated=truncated))
     return tuple(found)
 
 
+def _find_tool(name: str) -> str | None:
+    """``name`` on PATH, else in CUDA_HOME/bin, /usr/local/cuda/bin or Triton's bundled tools."""
+    found = shutil.which(name)
+    if found:
+        return found
+    folders = [
+        Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin",
+        Path("/usr/local/cuda/bin"),
+    ]
+    spec = importlib.util.find_spec("triton")
+    if spec is not None and spec.origin:
+        folders.append(Path(spec.origin).parent / "backends" / "nvidia" / "bin")
+    for folder in folders:
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
 def _disassemble(root: Path, artifacts: Sequence[Artifact]) -> dict[str, str]:
     """Return the head of ``cuobjdump --dump-sass`` for each .cubin, when cuobjdump exists."""
-    tool = shutil.which("cuobjdump")
+    tool = _find_tool("cuobjdump")
     if tool is None:
         return {}
     heads: dict[str, str] = {}
@@ -237,7 +269,7 @@ def _mapped_files(root: Path) -> tuple[str, ...]:
     names: set[str] = set()
     for line in maps.read_text(errors="replace").splitlines():
         parts = line.split(maxsplit=5)
-        if len(parts) < 6 or ".so" not in parts[5]:
+        if len(parts) < _MAPS_FIELDS or ".so" not in parts[5]:
             continue
         path = parts[5].strip()
         if path.startswith(str(root)):
@@ -279,12 +311,12 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[0] if first else ''}"
 
 
-def _eager(torch_device: str, cuda: bool, progress: Progress) -> ModeRun:
+def _eager(torch_device: str, progress: Progress, *, cuda: bool) -> ModeRun:
     started = _now()
     progress("eager: running the model under a dispatch mode and the profiler")
     fn, x = _build_model(torch_device)
     dispatched = _dispatched(fn, x)
-    profiled = _profiled(fn, x, cuda)
+    profiled = _profiled(fn, x, cuda=cuda)
     return ModeRun(
         mode="eager",
         started_at=started,
@@ -295,7 +327,7 @@ def _eager(torch_device: str, cuda: bool, progress: Progress) -> ModeRun:
 
 
 def _compiled(
-    torch_device: str, cuda: bool, root: Path, log: _CommandLog, progress: Progress
+    torch_device: str, root: Path, log: _CommandLog, progress: Progress, *, cuda: bool
 ) -> ModeRun:
     import torch
     from torch._dynamo.utils import counters
@@ -313,9 +345,7 @@ def _compiled(
             if node.op in ("call_function", "call_method", "call_module")
         )
         graphs.append(CapturedGraph(compile_id=str(compile_id), ops=ops, code=gm.code.strip()))
-        progress(
-            f"torch.compile: Dynamo captured graph {compile_id} ({len(ops)} ops); Inductor compiles it"
-        )
+        progress(f"torch.compile: Dynamo captured graph {compile_id} ({len(ops)} ops)")
         return compile_fx(gm, example_inputs)
 
     fn, x = _build_model(torch_device)
@@ -339,7 +369,7 @@ def _compiled(
         log.active = False
     if error is None:
         progress("torch.compile: profiling one warm call of the compiled function")
-        profiled = _profiled(compiled, x, cuda)
+        profiled = _profiled(compiled, x, cuda=cuda)
     progress("torch.compile: collecting the generated files")
     artifacts = _artifacts(root)
     return ModeRun(
@@ -360,15 +390,17 @@ def _compiled(
     )
 
 
-def _first_line(argv: Sequence[str], *, last: bool = False) -> str | None:
+def _version_line(argv: Sequence[str], *, prefer: str | None = None) -> str | None:
+    """The first output line of ``argv`` (or the first that contains ``prefer``)."""
     try:
         done = subprocess.run(list(argv), capture_output=True, text=True, check=False, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
     if done.returncode != 0 or not lines:
         return None
-    return lines[-1] if last else lines[0]
+    preferred = [line for line in lines if prefer and prefer in line]
+    return (preferred or lines)[0]
 
 
 def _versions() -> Versions:
@@ -381,15 +413,15 @@ def _versions() -> Versions:
     except importlib.metadata.PackageNotFoundError:
         triton = None
     cxx = os.environ.get("CXX", "g++")
-    cuobjdump = shutil.which("cuobjdump")
+    cuobjdump = _find_tool("cuobjdump")
     return Versions(
         python=platform.python_version(),
         python_implementation=sys.implementation.name,
         torch=str(torch.__version__),
         torch_cuda=torch.version.cuda,
         triton=triton,
-        cxx_compiler=_first_line([cxx, "--version"]),
-        cuobjdump=_first_line([cuobjdump, "--version"], last=True) if cuobjdump else None,
+        cxx_compiler=_version_line([cxx, "--version"]),
+        cuobjdump=_version_line([cuobjdump, "--version"], prefer="release") if cuobjdump else None,
         platform=platform.platform(),
     )
 
@@ -410,7 +442,11 @@ def collect(mode: str, device: str, root: Path, progress: Progress = _stderr_pro
     """
     log = _CommandLog()  # installed before torch is imported, so nothing escapes it
     started = _now()
+    warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     import torch
+
+    # Graph breaks are recorded from Dynamo's counters; their warnings would only be noise here.
+    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
     import torch._inductor.config as inductor_config
 
     # Compile in this process, so that the audit hook sees g++ and ptxas, and time the C++
@@ -434,9 +470,9 @@ def collect(mode: str, device: str, root: Path, progress: Progress = _stderr_pro
     torch_device = "cuda" if cuda else "cpu"
     modes: list[ModeRun] = []
     if mode in ("eager", "all"):
-        modes.append(_eager(torch_device, cuda, progress))
+        modes.append(_eager(torch_device, progress, cuda=cuda))
     if mode in ("torch-compile", "all"):
-        modes.append(_compiled(torch_device, cuda, root, log, progress))
+        modes.append(_compiled(torch_device, root, log, progress, cuda=cuda))
     return RawRun(
         device="nvidia-gpu" if cuda else "cpu",
         device_name=device_name,
@@ -461,7 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     raw = collect(args.mode, args.device, args.root)
     tmp = args.raw_output.with_name(args.raw_output.name + ".tmp")
     tmp.write_text(raw.model_dump_json(indent=1), encoding="utf-8")
-    os.replace(tmp, args.raw_output)
+    tmp.replace(args.raw_output)
     return 0
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from atlas._witness.record import StepObservation, WitnessRecord
+if TYPE_CHECKING:
+    from atlas._witness.record import StepObservation, WitnessRecord
 
 __all__ = [
     "Documented",

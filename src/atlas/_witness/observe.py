@@ -12,17 +12,21 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from atlas._witness import parse
-from atlas._witness.raw import Artifact, ModeRun, RawRun
 from atlas._witness.record import (
     CapturedGraphSummary,
     Excerpt,
     GraphBreak,
     ModeWitness,
     StepObservation,
+    StepStatus,
     WitnessRecord,
 )
+
+if TYPE_CHECKING:
+    from atlas._witness.raw import Artifact, ModeRun, RawRun
 
 __all__ = ["ATLAS", "STEPS", "StepSpec", "build_record", "record_id"]
 
@@ -248,20 +252,25 @@ class _View:
 
     @cached_property
     def wrappers(self) -> tuple[Artifact, ...]:
-        return tuple(a for a in self.run.artifacts if a.text and parse.is_wrapper_module(a.text))
+        found = [a for a in self.run.artifacts if a.text and parse.is_wrapper_module(a.text)]
+        return tuple(sorted(found, key=lambda a: -a.size))  # the main graph's module first
 
     @cached_property
     def generated(self) -> tuple[Artifact, ...]:
         """Inductor's Python modules: wrappers and (on GPU) the Triton kernel modules."""
-        return tuple(
+        found = [
             a
             for a in self.run.artifacts
             if a.text and a.path.startswith("inductor/") and a.path.endswith(".py")
-        )
+        ]
+        return tuple(sorted(found, key=lambda a: -a.size))  # the main output module first
 
     @cached_property
     def triton_files(self) -> tuple[parse.TritonKernelFiles, ...]:
-        return parse.triton_kernel_files(a.path for a in self.run.artifacts)
+        """Triton kernels in the cache, the largest (the most fused) first."""
+        sizes = {a.path: a.size for a in self.run.artifacts}
+        kernels = parse.triton_kernel_files(sizes)
+        return tuple(sorted(kernels, key=lambda k: -sizes.get(k.files.get(".source", ""), 0)))
 
     def text(self, path: str) -> str:
         for artifact in self.run.artifacts:
@@ -273,7 +282,7 @@ class _View:
         return [(e.name, e.count) for e in self.run.profiled if e.device_type == device_type]
 
     def aten_events(self) -> list[str]:
-        """aten operators of the profiler, the compute ones (matmul, norm, ...) first."""
+        """The aten operators of the profiler, the compute ones (matmul, norm, ...) first."""
         events = [(name, count) for name, count in self.events("CPU") if name.startswith("aten::")]
         events.sort(key=lambda item: not _COMPUTE.search(item[0]))
         return [f"{name} x{count}" for name, count in events]
@@ -330,7 +339,7 @@ def _cpython_calls_dispatch(view: _View) -> list[Excerpt]:
     return []
 
 
-def _dispatch_to(kernel_key: str, device_prefix: str, on_cpu: bool) -> Probe:
+def _dispatch_to(kernel_key: str, device_prefix: str, *, on_cpu: bool) -> Probe:
     def probe(view: _View) -> list[Excerpt]:
         if view.cpu != on_cpu:
             return []
@@ -369,7 +378,11 @@ def _aten_cpu_runs(view: _View) -> list[Excerpt]:
 
 
 def _aten_cuda_launched(view: _View) -> list[Excerpt]:
-    kernels = [(n, c) for n, c in view.events("CUDA") if not parse.is_triton_kernel(n)]
+    kernels = [
+        (n, c)
+        for n, c in view.events("CUDA")
+        if parse.is_gpu_kernel(n) and not parse.is_triton_kernel(n)
+    ]
     if view.cpu or not kernels:
         return []
     gemms = [n for n, _ in kernels if parse.is_gemm_kernel(n)]
@@ -382,9 +395,13 @@ def _aten_cuda_launched(view: _View) -> list[Excerpt]:
     if gemms:
         found.append(
             Excerpt(
-                source="profiler", text=_clip(f"cuBLAS/cuBLASLt GEMM kernels: {_listing(gemms)}")
+                source="profiler",
+                text=_clip(f"GEMM kernels (cuBLAS, cuBLASLt, CUTLASS): {_listing(gemms)}"),
             )
         )
+    libraries = [n for n in view.run.mapped_files if n.startswith(("libcublas", "libcudnn"))]
+    if libraries:
+        found.append(Excerpt(source="process-maps", text=_clip(f"loaded: {_listing(libraries)}")))
     return found
 
 
@@ -482,7 +499,7 @@ def _generates_triton(view: _View) -> list[Excerpt]:
     return found
 
 
-def _keeps_aten(on_cpu: bool) -> Probe:
+def _keeps_aten(*, on_cpu: bool) -> Probe:
     def probe(view: _View) -> list[Excerpt]:
         if view.cpu != on_cpu:
             return []
@@ -546,11 +563,11 @@ def _llvm_ir(view: _View) -> list[Excerpt]:
         llir = kernel.files.get(".llir")
         if llir is None:
             continue
-        triple = parse.llir_target(view.text(llir))
+        summary = parse.llir_summary(view.text(llir))
         found.append(
             Excerpt(
                 source="triton-cache",
-                text=f"{kernel.kernel}.llir: target triple = {triple!r}",
+                text=_clip(f"{kernel.kernel}.llir: {summary.excerpt}"),
                 artifact=llir,
             )
         )
@@ -582,22 +599,18 @@ def _sass(view: _View) -> list[Excerpt]:
         cubin = kernel.files.get(".cubin")
         if cubin is None:
             continue
-        found.append(
-            Excerpt(source="triton-cache", text=f"{kernel.kernel}.cubin written", artifact=cubin)
-        )
         listing = view.run.disassembly.get(cubin)
         if listing:
             sass = parse.sass_summary(listing)
-            found.append(
-                Excerpt(
-                    source="disassembly",
-                    text=_clip(
-                        f"cuobjdump --dump-sass: code for {_listing(list(sass.architectures)) or '?'}; "
-                        f"{_listing(list(sass.instructions), 3)}"
-                    ),
-                    artifact=cubin,
-                )
+            arches = _listing(list(sass.architectures)) or "?"
+            text = (
+                f"cuobjdump --dump-sass {kernel.kernel}.cubin: code for {arches}; "
+                f"{_listing(list(sass.instructions), 3)}"
             )
+            found.append(Excerpt(source="disassembly", text=_clip(text), artifact=cubin))
+        else:
+            text = f"{kernel.kernel}.cubin (machine code) written; no cuobjdump to disassemble it"
+            found.append(Excerpt(source="triton-cache", text=text, artifact=cubin))
     found += [
         Excerpt(source="compiler-command", text=_clip(call.excerpt))
         for call in parse.compiler_calls(view.run.commands)
@@ -644,6 +657,7 @@ def _observe(spec: StepSpec, view: _View) -> StepObservation | None:
     documented = spec.applies(view.run.mode, view.raw.device)
     failed = view.run.error is not None
     evidence = _PROBES[spec.id](view)
+    status: StepStatus
     if evidence:
         status, note = "observed", None
     elif not documented:

@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 __all__ = [
     "CompilerCall",
     "GeneratedKernel",
+    "LlirSummary",
     "PtxHeader",
     "SassSummary",
     "TritonKernelFiles",
@@ -30,9 +31,10 @@ __all__ = [
     "extern_kernel_calls",
     "graph_breaks",
     "is_gemm_kernel",
+    "is_gpu_kernel",
     "is_triton_kernel",
     "is_wrapper_module",
-    "llir_target",
+    "llir_summary",
     "omp_pragmas",
     "profiled_cpp_kernels",
     "ptx_header",
@@ -80,9 +82,9 @@ def cpp_kernels(code: str) -> tuple[GeneratedKernel, ...]:
 
 
 def triton_kernels(code: str) -> tuple[GeneratedKernel, ...]:
-    """The Triton kernels a module defines (``async_compile.triton(...)`` or ``@triton.jit``).
+    r"""The Triton kernels a module defines (``async_compile.triton(...)`` or ``@triton.jit``).
 
-    >>> triton_kernels("@triton.jit\\ndef triton_poi_fused_relu_0(in_ptr0):")
+    >>> triton_kernels("@triton.jit\ndef triton_poi_fused_relu_0(in_ptr0):")
     (GeneratedKernel(name='triton_poi_fused_relu_0', language='Triton'),)
     """
     names = dict.fromkeys([*_TRITON_ASYNC.findall(code), *_TRITON_JIT.findall(code)])
@@ -130,6 +132,11 @@ def is_gemm_kernel(name: str) -> bool:
     return not is_triton_kernel(name) and bool(_GEMM.search(name))
 
 
+def is_gpu_kernel(name: str) -> bool:
+    """Whether a CUDA profiler event is a kernel (not a memory copy or set)."""
+    return not name.startswith(("Memcpy", "Memset"))
+
+
 def is_triton_kernel(name: str) -> bool:
     """Whether a kernel name is one Inductor gave a Triton kernel (``triton_<kind>_fused_...``)."""
     return name.startswith("triton_")
@@ -144,9 +151,9 @@ def profiled_cpp_kernels(names: Iterable[str]) -> tuple[str, ...]:
 
 
 def graph_breaks(counters: Mapping[str, Mapping[str, int]]) -> tuple[tuple[str, int], ...]:
-    """The graph breaks in ``torch._dynamo.utils.counters``: (first line of reason, count).
+    r"""The graph breaks in ``torch._dynamo.utils.counters``: (first line of reason, count).
 
-    >>> graph_breaks({"graph_break": {"Unsupported Tensor.item() call\\n  Explanation: ...": 1}})
+    >>> graph_breaks({"graph_break": {"Unsupported Tensor.item() call\n  Explanation: ...": 1}})
     (('Unsupported Tensor.item() call', 1),)
     """
     merged: dict[str, int] = {}
@@ -250,6 +257,7 @@ def short_path(path: str) -> str:
 _TTIR_FUNC = re.compile(r"tt\.func\s+(?:public\s+)?@(\w+)")
 _TTG_TARGET = re.compile(r"\"?ttg\.target\"?\s*=\s*\"([^\"]+)\"")
 _LLIR_TRIPLE = re.compile(r"^target triple\s*=\s*\"([^\"]+)\"", re.MULTILINE)
+_LLIR_KERNEL = re.compile(r"^define\s+(?:[\w()]+\s+)*?ptx_kernel\s+void\s+@(\w+)", re.MULTILINE)
 _PTX_VERSION = re.compile(r"^\s*\.version\s+(\S+)", re.MULTILINE)
 _PTX_TARGET = re.compile(r"^\s*\.target\s+([\w,. ]+?)\s*$", re.MULTILINE)
 _PTX_ENTRY = re.compile(r"\.entry\s+(\w+)")
@@ -294,10 +302,38 @@ def ttgir_target(text: str) -> str | None:
     return found.group(1) if found else None
 
 
-def llir_target(text: str) -> str | None:
-    """The ``target triple`` of an LLVM IR (.llir) module, e.g. ``nvptx64-nvidia-cuda``."""
+@dataclass(frozen=True)
+class LlirSummary:
+    """What an LLVM IR (.llir) module shows of its target."""
+
+    triple: str | None
+    kernels: tuple[str, ...]
+    nvvm: bool
+
+    @property
+    def excerpt(self) -> str:
+        """E.g. ``define ptx_kernel void @k (llvm.nvvm.* intrinsics)``."""
+        parts = [f"define ptx_kernel void @{k}" for k in self.kernels[:1]] or ["LLVM IR module"]
+        if self.triple:
+            parts.append(f"target triple = {self.triple!r}")
+        if self.nvvm:
+            parts.append("(llvm.nvvm.* intrinsics)")
+        return " ".join(parts)
+
+
+def llir_summary(text: str) -> LlirSummary:
+    r"""Target triple (if written), PTX kernels and NVVM intrinsics of an LLVM IR module.
+
+    >>> text = "define ptx_kernel void @k(ptr %0) {\n  call i32 @llvm.nvvm.read.ptx.sreg.tid.x()"
+    >>> llir_summary(text).excerpt
+    'define ptx_kernel void @k (llvm.nvvm.* intrinsics)'
+    """
     found = _LLIR_TRIPLE.search(text)
-    return found.group(1) if found else None
+    return LlirSummary(
+        triple=found.group(1) if found else None,
+        kernels=tuple(_LLIR_KERNEL.findall(text)),
+        nvvm="@llvm.nvvm." in text,
+    )
 
 
 @dataclass(frozen=True)
@@ -330,9 +366,10 @@ class SassSummary:
 
 
 def sass_summary(text: str) -> SassSummary:
-    """Architectures (``code for sm_90a``), functions and first instructions of a SASS listing.
+    r"""Architectures (``code for sm_90a``), functions and first instructions of a SASS listing.
 
-    >>> sass_summary("code for sm_90a\\n Function : k\\n /*0000*/ LDC R1, c[0x0][0x28] ;").instructions
+    >>> listing = "code for sm_90a\n Function : k\n /*0000*/ LDC R1, c[0x0][0x28] ;"
+    >>> sass_summary(listing).instructions
     ('LDC R1, c[0x0][0x28] ;',)
     """
     return SassSummary(

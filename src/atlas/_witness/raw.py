@@ -61,7 +61,9 @@ class DispatchedOp(_Frozen):
     )
     devices: tuple[str, ...] = Field(description="Devices of the tensor arguments, e.g. ('cpu',).")
     kernels: tuple[str, ...] = Field(
-        description="Dispatch keys among CPU, CUDA and the composite keys that register a kernel for the op."
+        description=(
+            "Dispatch keys among CPU, CUDA and the composite keys that register a kernel for it."
+        )
     )
     count: int = Field(ge=1, description="How many times the overload was called.")
 

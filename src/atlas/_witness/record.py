@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from atlas._witness.raw import Versions
+from atlas._witness.raw import Versions  # noqa: TC001 - pydantic resolves it at run time
 
 if TYPE_CHECKING:
     import rdflib
@@ -30,6 +31,7 @@ __all__ = [
     "GraphBreak",
     "ModeWitness",
     "StepObservation",
+    "StepStatus",
     "WitnessRecord",
     "dump_json",
     "json_schema",
@@ -40,13 +42,29 @@ __all__ = [
     "write_atomic",
 ]
 
-RECORD_FORMAT = 1
+RECORD_FORMAT: Final = 1
 """Version of the record format; bump it when a field changes meaning."""
 WITNESS_BASE = "https://w3id.org/execution-atlas/witness/"
 """Base of the IRIs of witness records; a record's named graph is ``WITNESS_BASE + id``."""
-SCHEMA_ID = "https://w3id.org/execution-atlas/schema/witness.schema.json"
+SCHEMA_ID: Final = "https://w3id.org/execution-atlas/schema/witness.schema.json"
 """The ``$id`` of the record's JSON Schema."""
 _BASE = "https://w3id.org/execution-atlas/"
+
+
+class _Terms:
+    """IRIs of a namespace by attribute, without importing rdflib at import time."""
+
+    def __init__(self, base: str) -> None:
+        self._base = base
+
+    def __getattr__(self, name: str) -> rdflib.URIRef:
+        from rdflib import URIRef  # noqa: PLC0415
+
+        return URIRef(self._base + name)
+
+
+_EA = _Terms(_BASE + "vocab#")
+_PAV = _Terms("http://purl.org/pav/")
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$")]
 Mode = Literal["eager", "torch-compile"]
@@ -124,7 +142,7 @@ class ModeWitness(_Frozen):
     duration_s: float = Field(ge=0, description="Seconds the mode took.")
     stages: tuple[Id, ...] = Field(description="Stages of the observed steps, in step order.")
     steps: tuple[StepObservation, ...] = Field(
-        description="The steps the atlas documents for this mode and device, and any others observed."
+        description="The steps documented for this mode and device, and any others observed."
     )
     graphs: tuple[CapturedGraphSummary, ...] = Field(
         default=(), description="FX graphs Dynamo captured."
@@ -208,10 +226,74 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    tmp.replace(path)
 
 
 # --- RDF ------------------------------------------------------------------------------------
+
+
+def _literal_time(value: datetime) -> rdflib.Literal:
+    from rdflib import XSD, Literal  # noqa: PLC0415
+
+    return Literal(value.isoformat(), datatype=XSD.dateTime)
+
+
+def _add_run(graph: rdflib.Graph, record: WitnessRecord) -> None:
+    """The run itself: a prov:Activity that used the software it names."""
+    from rdflib import RDF, RDFS, Literal, URIRef  # noqa: PLC0415
+    from rdflib.namespace import DCTERMS, PROV  # noqa: PLC0415
+
+    run = URIRef(record.iri)
+    graph.add((run, RDF.type, PROV.Activity))
+    graph.add((run, RDF.type, _EA.WitnessRun))
+    graph.add((run, RDFS.label, Literal(record.title)))
+    graph.add((run, DCTERMS.isPartOf, URIRef(_BASE + "atlas/" + record.atlas)))
+    graph.add((run, PROV.startedAtTime, _literal_time(record.started_at)))
+    graph.add((run, PROV.endedAtTime, _literal_time(record.ended_at)))
+    graph.add((run, _EA.device, URIRef(f"{_BASE}scheme/pytorch-device/{record.device}")))
+    graph.add((run, _EA.deviceName, Literal(record.device_name)))
+    graph.add((run, DCTERMS.description, Literal(record.model)))
+    for name, version in sorted(record.versions.model_dump().items()):
+        if version is None or name in ("python_implementation", "platform"):
+            continue
+        software = URIRef(f"{record.iri}#software-{name.replace('_', '-')}")
+        graph.add((software, RDF.type, PROV.Entity))
+        graph.add((software, RDFS.label, Literal(name.replace("_", " "))))
+        graph.add((software, _PAV.version, Literal(str(version))))
+        graph.add((run, PROV.used, software))
+
+
+def _add_mode(graph: rdflib.Graph, record: WitnessRecord, mode: ModeWitness) -> None:
+    """One mode: a prov:Activity that ea:witnesses its observed steps, with an observation each."""
+    from rdflib import RDF, RDFS, Literal, URIRef  # noqa: PLC0415
+    from rdflib.namespace import DCTERMS, PROV  # noqa: PLC0415
+
+    activity = URIRef(f"{record.iri}#{mode.mode}")
+    graph.add((activity, RDF.type, PROV.Activity))
+    graph.add((activity, RDFS.label, Literal(f"{mode.mode} on {record.device}")))
+    graph.add((activity, DCTERMS.isPartOf, URIRef(record.iri)))
+    graph.add((activity, PROV.startedAtTime, _literal_time(mode.started_at)))
+    graph.add((activity, PROV.endedAtTime, _literal_time(mode.ended_at)))
+    graph.add((activity, _EA.mode, URIRef(f"{_BASE}scheme/pytorch-mode/{mode.mode}")))
+    for stage in mode.stages:
+        graph.add((activity, _EA.observedStage, URIRef(f"{_BASE}stage/{stage}")))
+    for graph_break in mode.graph_breaks:
+        graph.add(
+            (activity, _EA.graphBreak, Literal(f"{graph_break.count} x {graph_break.reason}"))
+        )
+    for observation in mode.steps:
+        step = URIRef(f"{_BASE}step/{observation.step}")
+        node = URIRef(f"{record.iri}#{mode.mode}-{observation.step}")
+        if observation.status == "observed":
+            graph.add((activity, _EA.witnesses, step))
+        graph.add((node, RDF.type, _EA.Observation))
+        graph.add((node, PROV.wasGeneratedBy, activity))
+        graph.add((node, _EA.observedStep, step))
+        graph.add((node, _EA.status, Literal(observation.status)))
+        for excerpt in observation.evidence:
+            graph.add((node, _EA.evidence, Literal(f"{excerpt.source}: {excerpt.text}")))
+        if observation.note:
+            graph.add((node, RDFS.comment, Literal(observation.note)))
 
 
 def to_dataset(record: WitnessRecord) -> rdflib.Dataset:
@@ -222,76 +304,31 @@ def to_dataset(record: WitnessRecord) -> rdflib.Dataset:
     status and the evidence excerpts. Software versions are ``prov:Entity`` resources the run
     ``prov:used``.
     """
-    from rdflib import RDF, RDFS, XSD, Dataset, Literal, Namespace, URIRef  # noqa: PLC0415
+    from rdflib import Dataset, Namespace, URIRef  # noqa: PLC0415
     from rdflib.namespace import DCTERMS, PROV  # noqa: PLC0415
 
-    ea = Namespace(_BASE + "vocab#")
-    step_ns = Namespace(_BASE + "step/")
-    stage_ns = Namespace(_BASE + "stage/")
-    mode_ns = Namespace(_BASE + "scheme/pytorch-mode/")
-    device_ns = Namespace(_BASE + "scheme/pytorch-device/")
-    pav = Namespace("http://purl.org/pav/")
-
     dataset = Dataset()
-    dataset.bind("ea", ea)
-    dataset.bind("prov", PROV)
-    dataset.bind("dcterms", DCTERMS)
-    dataset.bind("pav", pav)
-    dataset.bind("step", step_ns)
-    dataset.bind("stage", stage_ns)
-    dataset.bind("witness", Namespace(WITNESS_BASE))
+    for prefix, namespace in (
+        ("ea", _BASE + "vocab#"),
+        ("prov", str(PROV)),
+        ("dcterms", str(DCTERMS)),
+        ("pav", "http://purl.org/pav/"),
+        ("step", _BASE + "step/"),
+        ("stage", _BASE + "stage/"),
+        ("witness", WITNESS_BASE),
+    ):
+        dataset.bind(prefix, Namespace(namespace))
     graph = dataset.graph(URIRef(record.iri))
-    run = URIRef(record.iri)
-
-    def when(value: datetime) -> Literal:
-        return Literal(value.isoformat(), datatype=XSD.dateTime)
-
-    graph.add((run, RDF.type, PROV.Activity))
-    graph.add((run, RDF.type, ea.WitnessRun))
-    graph.add((run, RDFS.label, Literal(record.title)))
-    graph.add((run, DCTERMS.isPartOf, URIRef(_BASE + "atlas/" + record.atlas)))
-    graph.add((run, PROV.startedAtTime, when(record.started_at)))
-    graph.add((run, PROV.endedAtTime, when(record.ended_at)))
-    graph.add((run, ea.device, device_ns[record.device]))
-    graph.add((run, ea.deviceName, Literal(record.device_name)))
-    graph.add((run, DCTERMS.description, Literal(record.model)))
-    for name, version in sorted(record.versions.model_dump().items()):
-        if version is None or name in ("python_implementation", "platform"):
-            continue
-        software = URIRef(f"{record.iri}#software-{name.replace('_', '-')}")
-        graph.add((software, RDF.type, PROV.Entity))
-        graph.add((software, RDFS.label, Literal(name.replace("_", " "))))
-        graph.add((software, pav.version, Literal(str(version))))
-        graph.add((run, PROV.used, software))
+    _add_run(graph, record)
     for mode in record.modes:
-        activity = URIRef(f"{record.iri}#{mode.mode}")
-        graph.add((activity, RDF.type, PROV.Activity))
-        graph.add((activity, RDFS.label, Literal(f"{mode.mode} on {record.device}")))
-        graph.add((activity, DCTERMS.isPartOf, run))
-        graph.add((activity, PROV.startedAtTime, when(mode.started_at)))
-        graph.add((activity, PROV.endedAtTime, when(mode.ended_at)))
-        graph.add((activity, ea.mode, mode_ns[mode.mode]))
-        for stage in mode.stages:
-            graph.add((activity, ea.observedStage, stage_ns[stage]))
-        for observation in mode.steps:
-            node = URIRef(f"{record.iri}#{mode.mode}-{observation.step}")
-            if observation.status == "observed":
-                graph.add((activity, ea.witnesses, step_ns[observation.step]))
-            graph.add((node, RDF.type, ea.Observation))
-            graph.add((node, PROV.wasGeneratedBy, activity))
-            graph.add((node, ea.observedStep, step_ns[observation.step]))
-            graph.add((node, ea.status, Literal(observation.status)))
-            for excerpt in observation.evidence:
-                graph.add((node, ea.evidence, Literal(f"{excerpt.source}: {excerpt.text}")))
-            if observation.note:
-                graph.add((node, RDFS.comment, Literal(observation.note)))
-        for graph_break in mode.graph_breaks:
-            graph.add(
-                (activity, ea.graphBreak, Literal(f"{graph_break.count} x {graph_break.reason}"))
-            )
+        _add_mode(graph, record, mode)
     return dataset
 
 
 def to_trig(record: WitnessRecord) -> str:
     """The record's named graph as TriG text."""
-    return to_dataset(record).serialize(format="trig")
+    dataset = to_dataset(record)
+    with warnings.catch_warnings():
+        # rdflib 7's own TriG serialiser calls its deprecated Dataset.contexts().
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return dataset.serialize(format="trig")

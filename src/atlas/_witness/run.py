@@ -149,7 +149,7 @@ def run_collector(
             raw_output.parent.mkdir(parents=True, exist_ok=True)
             tmp_copy = raw_output.with_name(raw_output.name + ".tmp")
             shutil.copyfile(result, tmp_copy)
-            os.replace(tmp_copy, raw_output)
+            tmp_copy.replace(raw_output)
     try:
         return RawRun.model_validate_json(text)
     except ValidationError as exc:
