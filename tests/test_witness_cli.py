@@ -150,3 +150,10 @@ def test_importing_the_witness_does_not_import_torch() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_doctests_of_run_pass() -> None:
+    import doctest  # noqa: PLC0415
+
+    failures, tried = doctest.testmod(witness_run)
+    assert (failures, tried > 0) == (0, True)

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         steps,
         technology,
     )
+    from atlas._witness import WitnessRecord, witness
     from atlas.store import sparql
     from atlas.turtle import dataset_graph as graph
     from atlas.verify import check
@@ -74,6 +75,7 @@ __all__ = [
     "Technology",
     "UnknownIdError",
     "UnknownValueError",
+    "WitnessRecord",
     "__version__",
     "atlases",
     "check",
@@ -89,6 +91,7 @@ __all__ = [
     "step",
     "steps",
     "technology",
+    "witness",
 ]
 
 _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imported on use
@@ -140,6 +143,8 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imp
     "check": ("atlas.verify", "check"),
     "graph": ("atlas.turtle", "dataset_graph"),
     "sparql": ("atlas.store", "sparql"),
+    "witness": ("atlas._witness", "witness"),
+    "WitnessRecord": ("atlas._witness", "WitnessRecord"),
 }
 
 

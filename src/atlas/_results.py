@@ -34,7 +34,9 @@ __all__ = [
     "serialize",
 ]
 
-Term: TypeAlias = pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal | pyoxigraph.Triple
+Term: TypeAlias = (
+    pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal | pyoxigraph.Triple
+)
 
 #: Prefixes used to shorten IRIs in tables and Turtle: the vocabulary's, and one per kind of id.
 PREFIXES: dict[str, str] = {
@@ -49,9 +51,19 @@ _XSD = NAMESPACES["xsd"]
 _INTEGERS = {
     f"{_XSD}{name}"
     for name in (
-        "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
-        "negativeInteger", "nonPositiveInteger", "unsignedLong", "unsignedInt",
-        "unsignedShort", "unsignedByte",
+        "integer",
+        "int",
+        "long",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "negativeInteger",
+        "nonPositiveInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
     )
 }
 
@@ -145,7 +157,7 @@ def compact(term: Term | None) -> str:
             key=lambda p: len(p[1]),
             default=None,
         )
-        return f"{best[0]}:{term.value[len(best[1]):]}" if best else f"<{term.value}>"
+        return f"{best[0]}:{term.value[len(best[1]) :]}" if best else f"<{term.value}>"
     if isinstance(term, pyoxigraph.Literal):
         return term.value
     return str(term)
@@ -188,13 +200,19 @@ def serialize(result: Result, fmt: str) -> bytes:
     """Write a result in a format of :data:`FORMATS`.
 
     >>> serialize(True, "json")
-    b'{"head": {}, "boolean": true}'
+    b'{"head": {}, "boolean": true}\\n'
 
     Raises:
         ValueError: for a format that cannot write this kind of result.
     """
     if fmt not in formats_for(result):
-        kind = "a graph" if isinstance(result, Triples) else "ASK" if isinstance(result, bool) else "SELECT"
+        kind = (
+            "a graph"
+            if isinstance(result, Triples)
+            else "ASK"
+            if isinstance(result, bool)
+            else "SELECT"
+        )
         raise ValueError(
             f"format {fmt!r} cannot write {kind} results; valid: {', '.join(formats_for(result))}"
         )
@@ -204,15 +222,29 @@ def serialize(result: Result, fmt: str) -> bytes:
         if fmt == "table":
             rows = [(t.subject, t.predicate, t.object) for t in result.triples]
             return _table(("subject", "predicate", "object"), rows).encode()
-        rdf_format = pyoxigraph.RdfFormat.TURTLE if fmt == "turtle" else pyoxigraph.RdfFormat.N_TRIPLES
-        prefixes = PREFIXES if fmt == "turtle" else None
+        rdf_format = (
+            pyoxigraph.RdfFormat.TURTLE if fmt == "turtle" else pyoxigraph.RdfFormat.N_TRIPLES
+        )
+        prefixes = _used_prefixes(result.triples) if fmt == "turtle" else None
         return pyoxigraph.serialize(result.triples, format=rdf_format, prefixes=prefixes) or b""
     return _SOLUTION_WRITERS[fmt](result).encode()
 
 
+def _used_prefixes(triples: Iterable[pyoxigraph.Triple]) -> dict[str, str]:
+    """The prefixes of :data:`PREFIXES` that shorten at least one IRI of the triples."""
+    iris = set()
+    for triple in triples:
+        for part in (triple.subject, triple.predicate, triple.object):
+            if isinstance(part, pyoxigraph.NamedNode):
+                iris.add(part.value)
+            elif isinstance(part, pyoxigraph.Literal):
+                iris.add(part.datatype.value)
+    return {k: v for k, v in PREFIXES.items() if any(i.startswith(v) for i in iris)}
+
+
 def _boolean(value: bool, fmt: str) -> str:  # noqa: FBT001 - the value written
     if fmt == "json":
-        return json.dumps({"head": {}, "boolean": value})
+        return json.dumps({"head": {}, "boolean": value}) + "\n"
     if fmt == "xml":
         return (
             '<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#">'
@@ -242,10 +274,8 @@ def _json(result: Solutions) -> str:
         {v: _json_term(t) for v, t in zip(result.variables, row, strict=True) if t is not None}
         for row in result.rows
     ]
-    return json.dumps(
-        {"head": {"vars": list(result.variables)}, "results": {"bindings": bindings}},
-        ensure_ascii=False,
-    )
+    head = {"head": {"vars": list(result.variables)}, "results": {"bindings": bindings}}
+    return json.dumps(head, ensure_ascii=False) + "\n"
 
 
 def _xml_term(term: Term) -> str:

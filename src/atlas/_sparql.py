@@ -216,4 +216,3 @@ def substitute(query: str, terms: Mapping[str, str]) -> str:
             assigning = 0
     out.append(query[position:])
     return "".join(out)
-

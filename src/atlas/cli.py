@@ -113,22 +113,64 @@ def _cmd_stage(args: argparse.Namespace) -> int:
 def _cmd_sparql(args: argparse.Namespace) -> int:
     from atlas import store  # noqa: PLC0415
 
-    text = args.query
-    if Path(text).suffix == ".rq" or (
-        len(text) < _MAX_PATH and "\n" not in text and Path(text).is_file()
-    ):
-        text = Path(text).read_text(encoding="utf-8")
-    result = store.sparql(text)
-    if args.json or not isinstance(result, list):
-        _print_json(result) if not isinstance(result, str) else print(result, end="")
+    if args.list:
+        for named in store.named_queries().values():
+            print(f"{named.name}: {named.summary}")
+            for param in named.parameters:
+                print(f"    --bind {param.name}=...  {param.description}")
+            if named.selection:
+                print("    --bind DIMENSION=VALUE  one per dimension, e.g. mode=compile device=gpu")
         return 0
-    if not result:
-        print("(no rows)")
-        return 0
-    columns = list(result[0])
-    print("\t".join(columns))
-    for row in result:
-        print("\t".join("" if row[c] is None else str(row[c]) for c in columns))
+    bindings = dict(store.parse_binding(b) for b in args.bind)
+    if args.name:
+        if args.query:
+            raise store.SparqlError("give either a query or --name NAME, not both")
+        result = store.run(args.name, bindings)  # type: ignore[arg-type]
+    else:
+        if not args.query:
+            raise store.SparqlError("give a query, a .rq file, --name NAME or --list")
+        text = args.query
+        if Path(text).suffix == ".rq" or (
+            len(text) < _MAX_PATH and "\n" not in text and Path(text).is_file()
+        ):
+            text = Path(text).read_text(encoding="utf-8")
+        result = store.execute(text, bindings)
+    sys.stdout.write(store.write(result, "json" if args.json else args.format).decode())
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from atlas import serve  # noqa: PLC0415
+
+    settings = serve.Settings(
+        timeout=args.timeout,
+        max_rows=args.max_rows,
+        max_request_bytes=args.max_request_bytes,
+        workers=args.workers,
+        cors_origins=tuple(args.cors_origin),
+        site=Path(args.site) if args.site else None,
+    )
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"atlas serve: warning: listening on {args.host}, beyond this machine", file=sys.stderr)
+    print(f"atlas serve: SPARQL endpoint at http://{args.host}:{args.port}/sparql", file=sys.stderr)
+    serve.serve(settings, host=args.host, port=args.port)
+    return 0
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    from atlas import publish  # noqa: PLC0415
+
+    endpoints = publish.Endpoints.of(args.store)
+    endpoints = publish.Endpoints(
+        args.graph_store or endpoints.graph_store,
+        args.query_endpoint or endpoints.query,
+        args.update_endpoint or endpoints.update,
+    )
+    done = publish.publish(args.store, args.graph, endpoints=endpoints, timeout=args.timeout)
+    if args.json:
+        _print_json({"graph": done.graph, "triples": done.triples, "seconds": done.seconds})
+    else:
+        print(done)
     return 0
 
 
@@ -247,7 +289,49 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("id", help="the stage's id, e.g. torchdynamo")
 
     cmd = command("sparql", _cmd_sparql, "run a read-only SPARQL query over the atlas")
-    cmd.add_argument("query", help="the query text, or a .rq file")
+    cmd.add_argument("query", nargs="?", help="the query text, or a .rq file")
+    cmd.add_argument("--list", action="store_true", help="list the named queries")
+    cmd.add_argument("--name", metavar="NAME", help="run the named query NAME (see --list)")
+    cmd.add_argument(
+        "--bind",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a value for a variable or parameter (repeatable); <...> is an IRI",
+    )
+    cmd.add_argument(
+        "--format",
+        choices=["table", "json", "csv", "tsv", "xml", "turtle", "ntriples"],
+        default=None,
+        help="output format (default: table for rows, turtle for CONSTRUCT/DESCRIBE;"
+        " json is SPARQL 1.1 Results JSON)",
+    )
+
+    cmd = command("serve", _cmd_serve, "serve a read-only SPARQL endpoint", json_flag=False)
+    cmd.add_argument("--host", default="127.0.0.1", help="the address (default 127.0.0.1)")
+    cmd.add_argument("--port", type=int, default=7878, help="the port (default 7878)")
+    cmd.add_argument("--timeout", type=float, default=5.0, help="seconds per query (default 5)")
+    cmd.add_argument("--max-rows", type=int, default=10_000, help="rows per answer (default 10000)")
+    cmd.add_argument(
+        "--max-request-bytes", type=int, default=65_536, help="largest query (default 65536)"
+    )
+    cmd.add_argument("--workers", type=int, default=2, help="query processes (default 2)")
+    cmd.add_argument(
+        "--cors-origin", action="append", default=[], metavar="ORIGIN",
+        help="allow this origin through CORS (repeatable; default: no CORS)",
+    )
+    cmd.add_argument("--site", metavar="DIR", help="also serve this built static site at /")
+
+    cmd = command("publish", _cmd_publish, "push the atlas into a SPARQL 1.1 store")
+    cmd.add_argument("--store", required=True, metavar="URL", help="the store's base URL")
+    cmd.add_argument(
+        "--graph", default="https://w3id.org/execution-atlas/", metavar="IRI",
+        help="the named graph to replace (default: the dataset IRI)",
+    )
+    cmd.add_argument("--graph-store", metavar="URL", help="Graph Store endpoint (default URL/store)")
+    cmd.add_argument("--query-endpoint", metavar="URL", help="query endpoint (default URL/query)")
+    cmd.add_argument("--update-endpoint", metavar="URL", help="update endpoint (default URL/update)")
+    cmd.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
 
     cmd = command("export", _cmd_export, "write the versioned JSON(-LD) export", json_flag=False)
     cmd.add_argument(
@@ -301,6 +385,10 @@ def _parser() -> argparse.ArgumentParser:
     site_cmd.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0: any)")
     site_cmd.add_argument("--dir", default="site", help="the built site (default: ./site)")
     site_cmd.set_defaults(handler=_cmd_site_serve)
+
+    from atlas._witness.cli import add_parser as add_witness_parser  # noqa: PLC0415
+
+    add_witness_parser(sub)
     return parser
 
 

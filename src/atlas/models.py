@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
+from atlas._witness.record import WitnessRecord  # noqa: TC001 - pydantic needs it at run time
+
 __all__ = [
     "Atlas",
     "AtlasDocument",
@@ -248,6 +250,7 @@ class Counts(_Model):
     sources: int = Field(description="Sources.")
     technologies: int = Field(description="Technologies.")
     relations: int = Field(description="Relations between technologies.")
+    witnesses: int = Field(0, description="Witness records.")
 
 
 class AtlasDocument(_Model):
@@ -283,6 +286,13 @@ class AtlasDocument(_Model):
     sources: tuple[Source, ...] = Field(description="Every cited or listed source.")
     technologies: tuple[Technology, ...] = Field(description="Every technology.")
     relations: tuple[Relation, ...] = Field(description="Every relation between technologies.")
+    witnesses: tuple[WitnessRecord, ...] = Field(
+        (),
+        description=(
+            "Witness records: what real runs showed. Kept out of the JSON-LD graph of documented "
+            "claims (the key is not in the @context); their RDF is a named graph of its own."
+        ),
+    )
 
 
 # --- query results (not part of the export) -----------------------------------------------

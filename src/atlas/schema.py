@@ -106,6 +106,10 @@ def schema_problems(
             continue
         shown = _described_pointer(data, parts)
         line = None
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+            extra = sorted(set(error.instance) - set(allowed))
+            parts = parts + extra[:1]
         if lines:
             for cut in range(len(parts), -1, -1):
                 line = lines.get("/" + "/".join(str(p) for p in parts[:cut]))

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import pyoxigraph
 
 from atlas import _resources
-from atlas._results import Result, Solutions, Term, Triples, serialize
+from atlas._results import Result, Solutions, Term, Triples, formats_for, serialize
 from atlas._sparql import ReadOnlyError, refuse_unsafe
 from atlas.errors import AtlasError, NetworkRefusedError, UnknownIdError, UnknownValueError
 from atlas.models import BASE_IRI
@@ -40,11 +40,13 @@ __all__ = [
     "load_store",
     "named_queries",
     "named_query",
+    "parse_binding",
     "path",
     "run",
     "sparql",
     "store",
     "term",
+    "write",
 ]
 
 _EA = f"{BASE_IRI}vocab#"
@@ -128,9 +130,7 @@ def execute(
         cap = None if max_rows is None else max_rows + 1
         if isinstance(answer, pyoxigraph.QuerySolutions):
             names = tuple(v.value for v in answer.variables)
-            rows = tuple(
-                tuple(row[n] for n in names) for row in itertools.islice(answer, cap)
-            )
+            rows = tuple(tuple(row[n] for n in names) for row in itertools.islice(answer, cap))
             cut = max_rows is not None and len(rows) > max_rows
             return Solutions(names, rows[:max_rows] if cut else rows, truncated=cut)
         triples = tuple(itertools.islice(answer, cap))
@@ -167,6 +167,50 @@ def sparql(query: str, /, bindings: Mapping[str, object] | None = None) -> Any:
     if isinstance(result, Triples):
         return serialize(result, "turtle").decode()
     return result
+
+
+def write(result: Result, fmt: str | None = None) -> bytes:
+    """Write a result as ``json``, ``xml``, ``csv``, ``tsv``, ``table``, ``turtle``...
+
+    The default is a table for rows and ASK, Turtle for CONSTRUCT and DESCRIBE.
+
+    >>> write(True, "json")
+    b'{"head": {}, "boolean": true}\\n'
+
+    Raises:
+        SparqlError: a format that cannot write this kind of result; the valid ones are named.
+    """
+    valid = formats_for(result)
+    chosen = fmt or ("turtle" if isinstance(result, Triples) else "table")
+    if chosen not in valid:
+        kind = (
+            "graph" if isinstance(result, Triples) else "ASK" if isinstance(result, bool) else "row"
+        )
+        raise SparqlError(
+            f"format {chosen!r} cannot write {kind} results; valid: {', '.join(valid)}"
+        )
+    return serialize(result, chosen)
+
+
+def parse_binding(text: str) -> tuple[str, object]:
+    """A ``NAME=VALUE`` binding from the command line: ``<...>`` is an IRI, anything else text.
+
+    >>> parse_binding("stage=<https://w3id.org/execution-atlas/stage/cpu>")
+    ('stage', <NamedNode value=https://w3id.org/execution-atlas/stage/cpu>)
+
+    Raises:
+        SparqlError: without ``=``, or with an invalid IRI.
+    """
+    name, sep, value = text.partition("=")
+    name = name.strip().lstrip("?$")
+    if not sep or not name:
+        raise SparqlError(f"a binding is NAME=VALUE, not {text!r}")
+    if value.startswith("<") and value.endswith(">"):
+        try:
+            return name, pyoxigraph.NamedNode(value[1:-1])
+        except ValueError:
+            raise SparqlError(f"invalid IRI in binding {text!r}") from None
+    return name, value
 
 
 class Engine(Protocol):
@@ -296,7 +340,8 @@ class NamedQuery:
         missing = [p.name for p in self.parameters if not p.optional and p.name not in bound]
         if missing:
             raise UnknownValueError(
-                f"value for {missing[0]!r} (missing) in query {self.name!r}; value", "",
+                f"value for {missing[0]!r} (missing) in query {self.name!r}; value",
+                "",
                 [f"{p.name}: {p.description}" for p in self.parameters],
             )
         if dimensions:
@@ -304,7 +349,8 @@ class NamedQuery:
             concepts.extend(_resolve(dimensions, None if atlas is None else atlas.value))
         if len(concepts) > len(self.selection):
             raise UnknownValueError(
-                f"number of dimension values for query {self.name!r}", str(len(concepts)),
+                f"number of dimension values for query {self.name!r}",
+                str(len(concepts)),
                 [f"at most {len(self.selection)}"],
             )
         if concepts:  # unused variables repeat a value, which leaves the conditions unchanged

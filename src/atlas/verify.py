@@ -75,7 +75,7 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
         counted = Counter(item.id for item in getattr(document, key))
         for dup, n in sorted(counted.items()):
             if n > 1:
-                urls = [s.url for s in document.sources if s.id == dup] if key == "sources" else []
+                urls = sorted(s.url for s in document.sources if s.id == dup and key == "sources")
                 shown = "".join(f", <{url}>" for url in urls)
                 problems.append(
                     Problem(

@@ -1,10 +1,11 @@
 """Errors of the witness.
 
-They subclass the built-in exceptions that fit; the lead may re-base :class:`WitnessError` on
-the package's ``AtlasError`` once it exists.
+They subclass :class:`atlas.AtlasError` and the built-in exceptions that fit.
 """
 
 from __future__ import annotations
+
+from atlas.errors import AtlasError
 
 __all__ = ["TorchNotInstalledError", "WitnessError", "WitnessRunError", "WitnessValueError"]
 
@@ -14,7 +15,7 @@ INSTALL_HINT = (
 )
 
 
-class WitnessError(Exception):
+class WitnessError(AtlasError):
     """Base class of the witness's errors."""
 
 

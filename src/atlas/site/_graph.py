@@ -8,6 +8,7 @@ and the page script can highlight one path), a title and a description, no fixed
 from __future__ import annotations
 
 import copy
+import re
 import shutil
 import subprocess
 import textwrap
@@ -41,6 +42,7 @@ class Node:
     classes: tuple[str, ...]
     tooltip: str
     python: bool = False  # drawn inside the box of stages that the Python interpreter runs
+    element: str = "stage"  # the SVG element's id is "g-<element>-<id>"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class Edge:
     label: str
     classes: tuple[str, ...]
     tooltip: str
+    element: str = "step"  # the SVG element's id is "g-<element>-<id>"
 
 
 def _quote(text: str) -> str:
@@ -80,7 +83,7 @@ def wrap(text: str, width: int) -> tuple[str, ...]:
 
 def _node(node: Node) -> str:
     return (
-        f"{_quote(node.id)} [id={_quote('g-stage-' + node.id)},"
+        f"{_quote(node.id)} [id={_quote(f'g-{node.element}-{node.id}')},"
         f" class={_quote(' '.join(node.classes))}, label={_label(node.lines)}];"
     )
 
@@ -112,7 +115,7 @@ def dot_source(name: str, nodes: Iterable[Node], edges: Iterable[Edge]) -> str:
         out.extend(f"  {_node(n)}" for n in all_nodes)
     for edge in edges:
         out.append(
-            f"  {_quote(edge.tail)} -> {_quote(edge.head)} [id={_quote('g-step-' + edge.id)},"
+            f"  {_quote(edge.tail)} -> {_quote(edge.head)} [id={_quote(f'g-{edge.element}-{edge.id}')},"
             f" class={_quote(' '.join(edge.classes))}, label={_label(wrap(edge.label, 18))}];"
         )
     out.append("}")
@@ -144,6 +147,16 @@ def layout(source: str) -> str:
     return done.stdout
 
 
+_GEOMETRY = frozenset({"d", "points", "x", "y", "viewBox", "transform"})
+_NUMBER = re.compile(r"-?\d+\.\d+")
+
+
+def _round(match: re.Match[str]) -> str:
+    """A coordinate to one decimal, without trailing zeros: ``'12.34'`` -> ``'12.3'``."""
+    text = f"{float(match.group()):.1f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
 def _tag(name: str) -> str:
     return f"{{{SVG_NS}}}{name}"
 
@@ -173,6 +186,8 @@ class Drawing:
                 title.text = tooltips.get(gid, title.text)
         for element in root.iter():
             element.attrib.pop("font-family", None)
+            for name in _GEOMETRY & element.attrib.keys():
+                element.set(name, _NUMBER.sub(_round, element.get(name, "")))
         return cls(root)
 
     def svg(self, *, label: str, description: str, view: str | None = None) -> str:
@@ -201,8 +216,8 @@ class Drawing:
 def draw(name: str, nodes: Iterable[Node], edges: Iterable[Edge]) -> Drawing:
     """Lay out these nodes and edges top-down with ``dot``; the SVG's id is ``drawing-<name>``."""
     node_list, edge_list = tuple(nodes), tuple(edges)
-    tooltips = {f"g-stage-{n.id}": n.tooltip for n in node_list}
-    tooltips.update({f"g-step-{e.id}": e.tooltip for e in edge_list})
+    tooltips = {f"g-{n.element}-{n.id}": n.tooltip for n in node_list}
+    tooltips.update({f"g-{e.element}-{e.id}": e.tooltip for e in edge_list})
     tooltips["g-python"] = "Stages inside the dashed box " + PYTHON_ZONE
     drawing = Drawing.from_svg(layout(dot_source(name, node_list, edge_list)), tooltips)
     drawing.root.set("id", f"drawing-{name}")

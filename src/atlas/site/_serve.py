@@ -6,7 +6,7 @@ import functools
 import http.server
 from pathlib import Path
 
-from atlas.site._build import SiteError
+from atlas.site._pages import SiteError
 
 __all__ = ["HOST", "server"]
 

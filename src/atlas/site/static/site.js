@@ -57,8 +57,19 @@
         input.checked = input.value === view.values[dim.key];
       });
     });
+    var list = document.getElementById("journey");
+    if (list) {
+      var items = {};
+      Array.prototype.forEach.call(list.children, function (item) {
+        items[item.getAttribute("data-step")] = item;
+        item.hidden = true;
+      });
+      view.steps.forEach(function (id) {
+        if (items[id]) { items[id].hidden = false; list.appendChild(items[id]); }
+      });
+    }
     document.querySelectorAll("section.view").forEach(function (section) {
-      section.hidden = section.getAttribute("data-view") !== view.slug;
+      section.hidden = section.getAttribute("data-views").split(" ").indexOf(view.slug) === -1;
     });
     var token = "on-" + view.slug;
     Array.prototype.forEach.call(marked, function (element) {

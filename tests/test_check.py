@@ -1,0 +1,217 @@
+"""``atlas check`` and ``atlas.check()``: every check, the report, exit codes, no side effects."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from pathlib import Path
+
+import pytest
+from checkkit import MINI, copy_mini, no_network, snapshot
+
+import atlas
+from atlas import schema, turtle, verify
+from atlas.cli import main
+
+TODAY = dt.date(2026, 12, 2)
+SHARED_SOURCES = Path(__file__).resolve().parents[2] / "shared" / "sources"
+
+
+def _check(**options: object) -> verify.Report:
+    defaults: dict[str, object] = {"dataset": MINI, "sources": MINI / "sources", "today": TODAY}
+    return verify.check(**{**defaults, **options})  # type: ignore[arg-type]
+
+
+def test_the_mini_dataset_passes_every_check() -> None:
+    report = _check()
+    assert report.exit_code == 0
+    assert not report.violations
+    statuses = {c.name: c.status for c in report.checks}
+    assert statuses == {
+        "turtle": "ran",
+        "shapes": "ran",
+        "consistency": "ran",
+        "dates": "ran",
+        "quotes": "ran",
+        "online": "skipped",
+        "export": "ran",
+        "json-schema": "ran",
+    }
+
+
+def test_partial_support_and_unsupported_claims_are_warnings_with_their_ids() -> None:
+    report = _check()
+    warnings = {(p.code, p.subject) for p in report.warnings}
+    assert warnings == {
+        ("unsupported", "https://w3id.org/execution-atlas/stage/toy-compiler"),
+        ("partial", "https://w3id.org/execution-atlas/citation/guide-one-at-a-time"),
+    }
+    assert all(p.file and p.file.endswith("toy.ttl") and p.line for p in report.warnings)
+
+
+def test_old_check_dates_are_warnings_and_future_ones_violations() -> None:
+    later = _check(today=TODAY + dt.timedelta(days=400))
+    stale = [p for p in later.warnings if p.code == "stale-date"]
+    assert len(stale) == 4  # the four citations
+    assert later.exit_code == 0
+    assert "limit 365" in stale[0].message
+    assert not [p for p in _check(max_age_days=10_000).warnings if p.code == "stale-date"]
+    earlier = _check(today=dt.date(2026, 11, 1))
+    future = {p.subject for p in earlier.violations if p.code == "future-date"}
+    assert "https://w3id.org/execution-atlas/" in future  # the release date
+    assert "https://w3id.org/execution-atlas/citation/spec-targets" in future
+    assert earlier.exit_code == 1
+
+
+def test_the_report_reads_well_and_ends_with_a_summary() -> None:
+    text = _check().text()
+    lines = text.splitlines()
+    assert lines[0] == "Turtle files: ok (3 files)"
+    assert "quotes online: skipped (no --online)" in lines
+    assert lines[-1] == (
+        "atlas check: no violations, 2 warnings (7 checks run, skipped: quotes online)"
+    )
+
+
+def test_the_json_report_holds_every_problem(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check", "--dataset", str(MINI), "--today", "2026-12-02", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == data["exitCode"] == 0
+    assert data["warnings"] == 2
+    assert {c["name"] for c in data["checks"]} >= {"shapes", "export", "json-schema"}
+    problems = [p for c in data["checks"] for p in c["problems"]]
+    assert {p["severity"] for p in problems} == {"warning"}
+    assert all(set(p) >= {"message", "file", "line", "subject", "hint", "code"} for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--sources", "no/such/folder"], "--sources 'no/such/folder' is not a folder"),
+        (["--dataset", "no/such/folder"], "--dataset 'no/such/folder' is not a folder"),
+        (["--export", "no/such/atlas.json"], "--export 'no/such/atlas.json' is not a file"),
+        (["--max-age", "-1"], "--max-age -1 is negative"),
+    ],
+)
+def test_a_check_that_cannot_run_exits_2(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert needle in err
+    assert "Traceback" not in out + err
+    assert "could not run" in out.splitlines()[-1]
+
+
+def test_an_empty_dataset_folder_cannot_be_checked(tmp_path: Path) -> None:
+    report = verify.check(dataset=tmp_path)
+    assert report.exit_code == 2
+    assert report.errors[0].note == "no Turtle files to check"
+
+
+def test_a_bad_date_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["check", "--today", "2026-02-30"])
+    assert stopped.value.code == 2
+    assert "not a date (YYYY-MM-DD): '2026-02-30'" in capsys.readouterr().err
+
+
+def test_check_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = copy_mini(tmp_path)
+    before = snapshot(folder)
+    assert main(["check", "--dataset", str(folder), "--sources", str(folder / "sources")]) == 0
+    assert snapshot(folder) == before
+
+
+def test_an_explicit_export_is_checked_against_the_dataset(tmp_path: Path) -> None:
+    folder = copy_mini(tmp_path)
+    export = (folder / "atlas.json").rename(tmp_path / "elsewhere.json")
+    assert verify.check(dataset=folder, today=TODAY).exit_code == 0  # no export: skipped
+    skipped = next(c for c in verify.check(dataset=folder, today=TODAY).checks if c.name == "export")
+    assert skipped.status == "skipped"
+    report = verify.check(dataset=folder, export_path=export, today=TODAY)
+    assert next(c for c in report.checks if c.name == "export").status == "ran"
+    assert report.exit_code == 0
+
+
+def test_files_can_be_given_one_by_one() -> None:
+    files = sorted(MINI.glob("*.ttl"))
+    report = verify.check(files=files, export_path=MINI / "atlas.json", today=TODAY)
+    assert report.exit_code == 0
+    loaded = [turtle.TurtleFile.load(f, f.name) for f in files]
+    assert verify.check(files=loaded, today=TODAY).exit_code == 0
+
+
+def test_a_missing_snapshot_is_a_violation(tmp_path: Path) -> None:
+    folder = copy_mini(tmp_path)
+    (folder / "sources" / "toy-spec.txt").unlink()
+    report = verify.check(dataset=folder, sources=folder / "sources", today=TODAY)
+    missing = [p for p in report.violations if p.code == "snapshot-missing"]
+    assert len(missing) == 2  # both citations of the toy spec
+    assert "'toy-spec.txt'" in missing[0].message
+
+
+def test_a_stale_json_schema_file_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(schema, "dumps_schema", lambda: "{}\n")
+    report = _check()
+    (problem,) = next(c for c in report.checks if c.name == "json-schema").problems
+    assert problem.file == "schema/atlas.schema.json"
+    assert problem.message.startswith("stale")
+
+
+def test_an_unexpected_failure_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(schema, "shacl_problems", broken)
+    report = _check()
+    shapes = next(c for c in report.checks if c.name == "shapes")
+    assert (shapes.status, shapes.note) == ("error", "RuntimeError: boom")
+    assert report.exit_code == 2
+
+
+def test_loading_parsing_and_offline_checking_never_touch_the_network() -> None:
+    with no_network():
+        atlas.path("compile", "gpu")
+        turtle.read_turtle()
+        turtle.dataset_graph()
+        assert _check().exit_code == 0
+        assert verify.check(today=TODAY).exit_code == 0
+
+
+def test_the_network_guard_catches_a_connection() -> None:
+    import socket  # noqa: PLC0415
+
+    with pytest.raises(AssertionError, match="network used"), no_network():  # noqa: PT012
+        with pytest.raises(AssertionError, match="network use in an offline test"):
+            socket.create_connection(("127.0.0.1", 9), timeout=0.1)
+
+
+def test_the_shipped_dataset_has_no_violations() -> None:
+    report = verify.check(today=TODAY)
+    assert report.exit_code == 0, report.text()
+    assert {c.name for c in report.checks if c.status == "ran"} >= {
+        "turtle",
+        "shapes",
+        "consistency",
+        "dates",
+        "export",
+        "json-schema",
+    }
+
+
+@pytest.mark.skipif(not SHARED_SOURCES.is_dir(), reason=f"no snapshots at {SHARED_SOURCES}")
+def test_the_shipped_quotes_are_in_their_snapshots() -> None:
+    report = verify.check(sources=SHARED_SOURCES, today=TODAY)
+    quotes = next(c for c in report.checks if c.name == "quotes")
+    assert quotes.status == "ran"
+    assert not quotes.problems, report.text()
+
+
+def test_shacl_validation_of_the_shipped_data_is_fast() -> None:
+    graph = turtle.dataset_graph()
+    schema.shacl_problems(graph)  # warm up: parse the shapes, import pyshacl
+    started = time.perf_counter()
+    assert schema.shacl_problems(graph) == []
+    assert time.perf_counter() - started < 10
