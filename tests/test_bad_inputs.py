@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from checkkit import copy_mini, no_network, snapshot
 
 from atlas.cli import main
+from checkkit import copy_mini, no_network, snapshot
 
 BAD = Path(__file__).resolve().parent / "bad"
 CASES = sorted(BAD.glob("*.toml"))
@@ -77,9 +77,9 @@ def test_bad_input_fails_with_a_precise_message(
     lines = [line for line in out.splitlines() if spec["expect"] in line]
     assert lines, f"no line holds {spec['expect']!r}:\n{out}"
     places = _expected_place(folder, spec)
-    assert any(
-        "violation" in line and all(place in line for place in places) for line in lines
-    ), f"no line names {places}:\n" + "\n".join(lines)
+    assert any("violation" in line and all(place in line for place in places) for line in lines), (
+        f"no line names {places}:\n" + "\n".join(lines)
+    )
 
 
 def test_a_bad_input_fails_the_same_way_in_a_real_process(tmp_path: Path) -> None:

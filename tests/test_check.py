@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-from checkkit import MINI, copy_mini, no_network, snapshot
 
 import atlas
 from atlas import schema, turtle, verify
 from atlas.cli import main
+from checkkit import MINI, copy_mini, no_network, snapshot
 
 TODAY = dt.date(2026, 12, 2)
 SHARED_SOURCES = Path(__file__).resolve().parents[2] / "shared" / "sources"
@@ -128,7 +128,9 @@ def test_an_explicit_export_is_checked_against_the_dataset(tmp_path: Path) -> No
     folder = copy_mini(tmp_path)
     export = (folder / "atlas.json").rename(tmp_path / "elsewhere.json")
     assert verify.check(dataset=folder, today=TODAY).exit_code == 0  # no export: skipped
-    skipped = next(c for c in verify.check(dataset=folder, today=TODAY).checks if c.name == "export")
+    skipped = next(
+        c for c in verify.check(dataset=folder, today=TODAY).checks if c.name == "export"
+    )
     assert skipped.status == "skipped"
     report = verify.check(dataset=folder, export_path=export, today=TODAY)
     assert next(c for c in report.checks if c.name == "export").status == "ran"
@@ -183,9 +185,12 @@ def test_loading_parsing_and_offline_checking_never_touch_the_network() -> None:
 def test_the_network_guard_catches_a_connection() -> None:
     import socket  # noqa: PLC0415
 
-    with pytest.raises(AssertionError, match="network used"), no_network():  # noqa: PT012
-        with pytest.raises(AssertionError, match="network use in an offline test"):
-            socket.create_connection(("127.0.0.1", 9), timeout=0.1)
+    with (
+        pytest.raises(AssertionError, match="network used"),
+        no_network(),
+        pytest.raises(AssertionError, match="network use in an offline test"),
+    ):
+        socket.create_connection(("127.0.0.1", 9), timeout=0.1)
 
 
 def test_the_shipped_dataset_has_no_violations() -> None:

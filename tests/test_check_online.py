@@ -11,10 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from checkkit import MINI, no_network
 
 from atlas import verify
 from atlas._fetch import FetchPolicy, html_text, refusal
+from checkkit import MINI, no_network
 
 TODAY = dt.date(2026, 12, 2)
 
@@ -93,7 +93,9 @@ def site() -> Iterator[Site]:
 
 
 def _online(site: Site, **policy: object) -> verify.CheckResult:
-    report = verify.check(dataset=MINI, online=True, today=TODAY, fetch_policy=site.policy(**policy))
+    report = verify.check(
+        dataset=MINI, online=True, today=TODAY, fetch_policy=site.policy(**policy)
+    )
     return next(c for c in report.checks if c.name == "online")
 
 

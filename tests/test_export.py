@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
 import rdflib
-from checkkit import MINI, no_network
 from pyld import jsonld
 from rdflib.compare import isomorphic, to_isomorphic
 
 from atlas import _resources, export, turtle
 from atlas.cli import main
 from atlas.models import SCHEMA_URL, SCHEMA_VERSION, AtlasDocument
+from checkkit import MINI, no_network
 
 SHIPPED = Path(str(_resources.export_file()))
 MINI_FILES = [turtle.TurtleFile.load(p, p.name) for p in sorted(MINI.glob("*.ttl"))]
@@ -23,11 +23,15 @@ MINI_FILES = [turtle.TurtleFile.load(p, p.name) for p in sorted(MINI.glob("*.ttl
 
 def test_the_committed_export_equals_a_fresh_export_of_the_turtle() -> None:
     fresh = export.dumps(export.build())
-    assert SHIPPED.read_text(encoding="utf-8") == fresh, "dataset/atlas.json is stale: run 'atlas export'"
+    assert SHIPPED.read_text(encoding="utf-8") == fresh, (
+        "dataset/atlas.json is stale: run 'atlas export'"
+    )
 
 
 def test_the_mini_fixture_export_is_fresh_too() -> None:
-    assert (MINI / "atlas.json").read_text(encoding="utf-8") == export.dumps(export.build(MINI_FILES))
+    assert (MINI / "atlas.json").read_text(encoding="utf-8") == export.dumps(
+        export.build(MINI_FILES)
+    )
 
 
 def test_the_export_carries_its_versions_licence_and_counts() -> None:
@@ -63,7 +67,7 @@ def test_an_interrupted_write_leaves_the_old_file_whole(
     document = export.build(MINI_FILES)
     real_fdopen = os.fdopen
 
-    class Interrupted(Exception):
+    class KilledError(Exception):
         pass
 
     class HalfWriter:
@@ -72,7 +76,7 @@ def test_an_interrupted_write_leaves_the_old_file_whole(
         def __init__(self, fd: int, *args: Any, **kwargs: Any) -> None:
             self.handle = real_fdopen(fd, *args, **kwargs)
 
-        def __enter__(self) -> HalfWriter:
+        def __enter__(self) -> Self:
             return self
 
         def __exit__(self, *_: object) -> None:
@@ -81,10 +85,10 @@ def test_an_interrupted_write_leaves_the_old_file_whole(
         def write(self, text: str) -> int:
             self.handle.write(text[:100])
             self.handle.flush()
-            raise Interrupted
+            raise KilledError
 
     monkeypatch.setattr(os, "fdopen", HalfWriter)
-    with pytest.raises(Interrupted):
+    with pytest.raises(KilledError):
         export.write(document, target)
     monkeypatch.undo()
     assert target.read_text(encoding="utf-8") == "the old export\n"
@@ -117,7 +121,9 @@ def _no_remote_documents(url: str, options: Any = None) -> Any:
 @pytest.mark.parametrize("which", ["shipped", "mini"])
 def test_the_export_as_json_ld_is_the_turtle_graph(which: str) -> None:
     files = None if which == "shipped" else MINI_FILES
-    text = SHIPPED.read_text(encoding="utf-8") if files is None else (MINI / "atlas.json").read_text()
+    text = (
+        SHIPPED.read_text(encoding="utf-8") if files is None else (MINI / "atlas.json").read_text()
+    )
     with no_network():
         from_json = rdflib.Graph().parse(data=text, format="json-ld")
         from_turtle = turtle.dataset_graph(files)

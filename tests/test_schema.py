@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import pytest
-from checkkit import MINI
 
 from atlas import _resources, schema
 from atlas.models import SCHEMA_URL
+from checkkit import MINI
 
 COMMITTED = Path(str(_resources.schema_dir() / schema.SCHEMA_NAME))
 

@@ -10,7 +10,7 @@ import csv
 import datetime as dt
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeAlias
@@ -108,7 +108,7 @@ class Triples:
 Result: TypeAlias = Solutions | bool | Triples
 
 
-def python_value(term: Term | None) -> Any:  # noqa: PLR0911 - one return per datatype
+def python_value(term: Term | None) -> Any:  # noqa: C901, PLR0911 - one return per datatype
     """The Python value of a term: IRIs as ``str``, typed literals as ``int``, ``date``...
 
     >>> python_value(pyoxigraph.Literal("3", datatype=pyoxigraph.NamedNode(_XSD + "integer")))
@@ -197,10 +197,10 @@ def media_type(fmt: str) -> str:
 
 
 def serialize(result: Result, fmt: str) -> bytes:
-    """Write a result in a format of :data:`FORMATS`.
+    r"""Write a result in a format of :data:`FORMATS`.
 
     >>> serialize(True, "json")
-    b'{"head": {}, "boolean": true}\\n'
+    b'{"head": {}, "boolean": true}\n'
 
     Raises:
         ValueError: for a format that cannot write this kind of result.
@@ -351,7 +351,7 @@ def _table(variables: Iterable[str], rows: Iterable[Iterable[Term | None]]) -> s
     return "\n".join(lines) + "\n"
 
 
-_SOLUTION_WRITERS = {
+_SOLUTION_WRITERS: dict[str, Callable[[Solutions], str]] = {
     "json": _json,
     "xml": _xml,
     "csv": _csv,

@@ -10,7 +10,9 @@ SPARQL is left to pyoxigraph's parser, which runs next; the check only decides w
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -91,9 +93,9 @@ _FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
 
 
 def tokens(query: str) -> Iterator[Token]:
-    """The tokens of a query, without spaces and comments.
+    r"""The tokens of a query, without spaces and comments.
 
-    >>> [t.text for t in tokens('SELECT ?s # FROM <x>\\n WHERE { ?s ?p "FROM" }')]
+    >>> [t.text for t in tokens('SELECT ?s # FROM <x>\n WHERE { ?s ?p "FROM" }')]
     ['SELECT', '?s', 'WHERE', '{', '?s', '?p', '"FROM"', '}']
     """
     for match in _TOKEN.finditer(query):
@@ -103,11 +105,11 @@ def tokens(query: str) -> Iterator[Token]:
 
 
 def _unescaped(query: str) -> str:
-    """The query with its ``\\uXXXX`` escapes replaced, as SPARQL 1.1 (section 19.2) reads it."""
+    r"""The query with its ``\uXXXX`` escapes replaced, as SPARQL 1.1 (section 19.2) reads it."""
 
     def codepoint(match: re.Match[str]) -> str:
         number = int(match.group(1) or match.group(2), 16)
-        return chr(number) if number <= 0x10FFFF else match.group()
+        return chr(number) if number <= sys.maxunicode else match.group()
 
     return _CODEPOINT.sub(codepoint, query)
 
@@ -130,6 +132,15 @@ run over the shipped graph only and never fetch a remote dataset
         NetworkRefusedError: for SERVICE, LOAD and FROM (or FROM NAMED).
         ReadOnlyError: for an update (INSERT, DELETE, CLEAR, DROP, CREATE, COPY, MOVE, ADD...).
     """
+    problem = _problem(query)
+    if problem is not None:
+        error, message = problem
+        raise error(message)
+
+
+@functools.lru_cache(maxsize=256)
+def _problem(query: str) -> tuple[type[AtlasError], str] | None:
+    """Why a query is refused (the error and its message), or ``None``; memoised per text."""
     texts = [query]
     if "\\u" in query or "\\U" in query:
         # Some engines expand codepoint escapes before parsing (as the standard says) and
@@ -142,12 +153,12 @@ run over the shipped graph only and never fetch a remote dataset
                 continue
             word = token.text.upper()
             if word in _NETWORK:
-                raise NetworkRefusedError(
+                return NetworkRefusedError, (
                     f"SPARQL {word} is refused: {_NETWORK[word]}, and queries never reach "
                     "the network"
                 )
             if word in _UPDATES:
-                raise ReadOnlyError(
+                return ReadOnlyError, (
                     f"SPARQL {word} is refused: only queries (SELECT, ASK, CONSTRUCT, "
                     "DESCRIBE) are answered, never updates"
                 )
@@ -156,12 +167,14 @@ run over the shipped graph only and never fetch a remote dataset
                 named = bool(rest) and rest[0].upper() == "NAMED"
                 target = rest[1 if named else 0] if len(rest) > named else "?"
                 clause = "FROM NAMED" if named else "FROM"
-                raise NetworkRefusedError(
+                return NetworkRefusedError, (
                     f"SPARQL {clause} {target} is refused: queries run over the shipped graph "
                     "only and never fetch a remote dataset"
                 )
+    return None
 
 
+@functools.lru_cache(maxsize=256)
 def query_form(query: str) -> str:
     """The form of a query: ``SELECT``, ``ASK``, ``CONSTRUCT`` or ``DESCRIBE`` ('' if none).
 

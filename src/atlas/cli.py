@@ -151,7 +151,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         site=Path(args.site) if args.site else None,
     )
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"atlas serve: warning: listening on {args.host}, beyond this machine", file=sys.stderr)
+        print(
+            f"atlas serve: warning: {args.host} is reachable from other machines", file=sys.stderr
+        )
     print(f"atlas serve: SPARQL endpoint at http://{args.host}:{args.port}/sparql", file=sys.stderr)
     serve.serve(settings, host=args.host, port=args.port)
     return 0
@@ -288,50 +290,11 @@ def _parser() -> argparse.ArgumentParser:
     cmd = command("stage", _cmd_stage, "describe one stage, with its sources")
     cmd.add_argument("id", help="the stage's id, e.g. torchdynamo")
 
-    cmd = command("sparql", _cmd_sparql, "run a read-only SPARQL query over the atlas")
-    cmd.add_argument("query", nargs="?", help="the query text, or a .rq file")
-    cmd.add_argument("--list", action="store_true", help="list the named queries")
-    cmd.add_argument("--name", metavar="NAME", help="run the named query NAME (see --list)")
-    cmd.add_argument(
-        "--bind",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a value for a variable or parameter (repeatable); <...> is an IRI",
+    _sparql_options(command("sparql", _cmd_sparql, "run a read-only SPARQL query over the atlas"))
+    _serve_options(
+        command("serve", _cmd_serve, "serve a read-only SPARQL endpoint", json_flag=False)
     )
-    cmd.add_argument(
-        "--format",
-        choices=["table", "json", "csv", "tsv", "xml", "turtle", "ntriples"],
-        default=None,
-        help="output format (default: table for rows, turtle for CONSTRUCT/DESCRIBE;"
-        " json is SPARQL 1.1 Results JSON)",
-    )
-
-    cmd = command("serve", _cmd_serve, "serve a read-only SPARQL endpoint", json_flag=False)
-    cmd.add_argument("--host", default="127.0.0.1", help="the address (default 127.0.0.1)")
-    cmd.add_argument("--port", type=int, default=7878, help="the port (default 7878)")
-    cmd.add_argument("--timeout", type=float, default=5.0, help="seconds per query (default 5)")
-    cmd.add_argument("--max-rows", type=int, default=10_000, help="rows per answer (default 10000)")
-    cmd.add_argument(
-        "--max-request-bytes", type=int, default=65_536, help="largest query (default 65536)"
-    )
-    cmd.add_argument("--workers", type=int, default=2, help="query processes (default 2)")
-    cmd.add_argument(
-        "--cors-origin", action="append", default=[], metavar="ORIGIN",
-        help="allow this origin through CORS (repeatable; default: no CORS)",
-    )
-    cmd.add_argument("--site", metavar="DIR", help="also serve this built static site at /")
-
-    cmd = command("publish", _cmd_publish, "push the atlas into a SPARQL 1.1 store")
-    cmd.add_argument("--store", required=True, metavar="URL", help="the store's base URL")
-    cmd.add_argument(
-        "--graph", default="https://w3id.org/execution-atlas/", metavar="IRI",
-        help="the named graph to replace (default: the dataset IRI)",
-    )
-    cmd.add_argument("--graph-store", metavar="URL", help="Graph Store endpoint (default URL/store)")
-    cmd.add_argument("--query-endpoint", metavar="URL", help="query endpoint (default URL/query)")
-    cmd.add_argument("--update-endpoint", metavar="URL", help="update endpoint (default URL/update)")
-    cmd.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
+    _publish_options(command("publish", _cmd_publish, "push the atlas into a SPARQL 1.1 store"))
 
     cmd = command("export", _cmd_export, "write the versioned JSON(-LD) export", json_flag=False)
     cmd.add_argument(
@@ -390,6 +353,59 @@ def _parser() -> argparse.ArgumentParser:
 
     add_witness_parser(sub)
     return parser
+
+
+def _sparql_options(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("query", nargs="?", help="the query text, or a .rq file")
+    cmd.add_argument("--list", action="store_true", help="list the named queries")
+    cmd.add_argument("--name", metavar="NAME", help="run the named query NAME (see --list)")
+    cmd.add_argument(
+        "--bind",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a value for a variable or parameter (repeatable); <...> is an IRI",
+    )
+    cmd.add_argument(
+        "--format",
+        choices=["table", "json", "csv", "tsv", "xml", "turtle", "ntriples"],
+        default=None,
+        help="output format (default: table for rows, turtle for CONSTRUCT/DESCRIBE;"
+        " json is SPARQL 1.1 Results JSON)",
+    )
+
+
+def _serve_options(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("--host", default="127.0.0.1", help="the address (default 127.0.0.1)")
+    cmd.add_argument("--port", type=int, default=7878, help="the port (default 7878)")
+    cmd.add_argument("--timeout", type=float, default=5.0, help="seconds per query (default 5)")
+    cmd.add_argument("--max-rows", type=int, default=10_000, help="rows per answer (default 10000)")
+    cmd.add_argument(
+        "--max-request-bytes", type=int, default=65_536, help="largest query (default 65536)"
+    )
+    cmd.add_argument("--workers", type=int, default=2, help="query processes (default 2)")
+    cmd.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="allow this origin through CORS (repeatable; default: no CORS)",
+    )
+    cmd.add_argument("--site", metavar="DIR", help="also serve this built static site at /")
+
+
+def _publish_options(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("--store", required=True, metavar="URL", help="the store's base URL")
+    cmd.add_argument(
+        "--graph",
+        default="https://w3id.org/execution-atlas/",
+        metavar="IRI",
+        help="the named graph to replace (default: the dataset IRI)",
+    )
+    cmd.add_argument("--graph-store", metavar="URL", help="Graph Store endpoint (URL/store)")
+    cmd.add_argument("--query-endpoint", metavar="URL", help="query endpoint (URL/query)")
+    cmd.add_argument("--update-endpoint", metavar="URL", help="update endpoint (URL/update)")
+    cmd.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
 
 
 def _date(text: str) -> dt.date:

@@ -29,7 +29,7 @@ _LEVELS: tuple[Level, ...] = ("none", "patch", "minor", "major")
 #: Collection -> (singular noun, IRI base of its ids; "" when the key is the IRI itself).
 COLLECTIONS: dict[str, tuple[str, str]] = {
     "atlases": ("atlas", "atlas/"),
-    "schemes": ("dimension or scheme", "scheme/"),
+    "schemes": ("scheme", "scheme/"),
     "concepts": ("value", "scheme/"),
     "stages": ("stage", "stage/"),
     "steps": ("step", "step/"),
@@ -77,8 +77,9 @@ class Change:
         if self.kind == "renamed":
             return f"- {name} renamed to `{self.new_id}` without a deprecation{label}."
         if self.kind == "changed":
-            refresh = " (refreshed)" if self.level == "patch" else ""
-            return f"- {name}: {', '.join(self.fields)}{refresh}{label}."
+            shown = f" ({self.label})" if self.label else ""
+            verb = "refreshed" if self.level == "patch" else "changed"
+            return f"- {name}{shown}: {', '.join(self.fields)} {verb}."
         if self.kind == "deprecated":
             replaced = f", replaced by `{self.new_id}`" if self.new_id else ""
             return f"- {name}{replaced}{label}."
@@ -377,6 +378,32 @@ def diff_files(old: Path, new: Path) -> Diff:
     Raises:
         DatasetError: when either file is not a valid export, naming the file.
     """
+    return diff(_read(Path(old)), _read(Path(new)))
+
+
+def _read(path: Path) -> AtlasDocument:
+    """Read an export; an older release's @context (other terms) does not stop a comparison."""
+    import pydantic  # noqa: PLC0415
+
+    from atlas.errors import DatasetError  # noqa: PLC0415
     from atlas.export import read  # noqa: PLC0415
 
-    return diff(read(Path(old)), read(Path(new)))
+    try:
+        return read(path)
+    except DatasetError as error:
+        if not error.problems or any(p.code != "context" for p in error.problems):
+            raise
+    try:
+        return AtlasDocument.model_validate_json(path.read_bytes())
+    except pydantic.ValidationError as error:
+        problems = [
+            Problem(
+                "violation",
+                f"/{'/'.join(map(str, e['loc']))}: {e['msg']}",
+                file=str(path),
+                hint="this export's format is older than this package can compare",
+                code=str(e["type"]),
+            )
+            for e in error.errors()
+        ]
+        raise DatasetError(problems, source=str(path)) from None

@@ -12,6 +12,7 @@ The default endpoints are those of an Oxigraph server (``URL/store``, ``URL/quer
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Mapping
@@ -155,9 +156,10 @@ def _call(
 
 def _count(client: httpx.Client, endpoints: Endpoints, graph: str, timeout: float) -> int:
     result = Remote(endpoints.query, graph, client, timeout).query(_COUNT, {})
-    if not isinstance(result, Solutions) or not result.rows or result.rows[0][0] is None:
+    count = result.rows[0][0] if isinstance(result, Solutions) and result.rows else None
+    if not isinstance(count, pyoxigraph.Literal) or not count.value.isdigit():
         raise PublishError(f"the store's query endpoint gave no count for <{graph}>")
-    return int(result.rows[0][0].value)
+    return int(count.value)
 
 
 def publish(
@@ -183,18 +185,7 @@ def publish(
     http = client or httpx.Client(timeout=timeout)
     moved = False
     try:
-        _call(
-            http,
-            "PUT",
-            points.graph_store,
-            "upload",
-            params={"graph": temporary.value},
-            content=data,
-            headers={"Content-Type": "application/n-triples"},
-        )
-        held = _count(http, points, temporary.value, timeout)
-        if held != expected:
-            raise PublishError(f"partial upload: the store kept {held} of {expected} triples")
+        _upload(http, points, temporary.value, data, expected=expected, timeout=timeout)
         update = substitute(_move_update(), {"source": str(temporary), "target": str(target)})
         _call(
             http,
@@ -205,12 +196,7 @@ def publish(
             headers={"Content-Type": "application/sparql-update"},
         )
         moved = True
-        now = _count(http, points, target.value, timeout)
-        if now != expected:
-            raise PublishError(
-                f"<{graph}> holds {now} triples after publishing, not {expected}: "
-                "another client may be writing to it"
-            )
+        _expect(_count(http, points, target.value, timeout), expected, graph)
     except PublishError as error:
         if not moved:
             _drop_quietly(http, points, temporary.value)
@@ -222,13 +208,43 @@ def publish(
     return Published(graph, expected, time.perf_counter() - started)
 
 
+def _upload(
+    client: httpx.Client,
+    endpoints: Endpoints,
+    graph: str,
+    data: bytes,
+    *,
+    expected: int,
+    timeout: float,
+) -> None:
+    """Put the triples into ``graph`` and check that the store kept them all."""
+    _call(
+        client,
+        "PUT",
+        endpoints.graph_store,
+        "upload",
+        params={"graph": graph},
+        content=data,
+        headers={"Content-Type": "application/n-triples"},
+    )
+    held = _count(client, endpoints, graph, timeout)
+    if held != expected:
+        raise PublishError(f"partial upload: the store kept {held} of {expected} triples")
+
+
+def _expect(count: int, expected: int, graph: str) -> None:
+    if count != expected:
+        raise PublishError(
+            f"<{graph}> holds {count} triples after publishing, not {expected}: "
+            "another client may be writing to it"
+        )
+
+
 def _move_update() -> str:
     return (resources.files("atlas") / "queries" / "move-graph.ru").read_text(encoding="utf-8")
 
 
 def _drop_quietly(client: httpx.Client, endpoints: Endpoints, graph: str) -> None:
     """Remove the temporary graph, if the store is still there to ask."""
-    try:
+    with contextlib.suppress(httpx.HTTPError):
         client.request("DELETE", endpoints.graph_store, params={"graph": graph})
-    except httpx.HTTPError:
-        pass

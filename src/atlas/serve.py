@@ -250,7 +250,7 @@ class _Pool:
 def _receive(conn: Connection, timeout: float) -> tuple[Any, ...] | None:
     """The worker's reply, or ``None`` when it has not come within ``timeout`` seconds."""
     try:
-        return conn.recv() if conn.poll(timeout) else None  # type: ignore[no-any-return]
+        return conn.recv() if conn.poll(timeout) else None
     except (EOFError, OSError):
         return ("error", 500, "the query worker stopped")
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyoxigraph
 
@@ -26,6 +26,9 @@ from atlas._results import Result, Solutions, Term, Triples, formats_for, serial
 from atlas._sparql import ReadOnlyError, refuse_unsafe
 from atlas.errors import AtlasError, NetworkRefusedError, UnknownIdError, UnknownValueError
 from atlas.models import BASE_IRI
+
+if TYPE_CHECKING:
+    from atlas.models import ConceptScheme
 
 __all__ = [
     "Engine",
@@ -170,12 +173,12 @@ def sparql(query: str, /, bindings: Mapping[str, object] | None = None) -> Any:
 
 
 def write(result: Result, fmt: str | None = None) -> bytes:
-    """Write a result as ``json``, ``xml``, ``csv``, ``tsv``, ``table``, ``turtle``...
+    r"""Write a result as ``json``, ``xml``, ``csv``, ``tsv``, ``table``, ``turtle``...
 
     The default is a table for rows and ASK, Turtle for CONSTRUCT and DESCRIBE.
 
     >>> write(True, "json")
-    b'{"head": {}, "boolean": true}\\n'
+    b'{"head": {}, "boolean": true}\n'
 
     Raises:
         SparqlError: a format that cannot write this kind of result; the valid ones are named.
@@ -346,7 +349,8 @@ class NamedQuery:
             )
         if dimensions:
             atlas = bound.get("atlas")
-            concepts.extend(_resolve(dimensions, None if atlas is None else atlas.value))
+            iri = atlas.value if isinstance(atlas, pyoxigraph.NamedNode) else None
+            concepts.extend(_resolve(dimensions, iri))
         if len(concepts) > len(self.selection):
             raise UnknownValueError(
                 f"number of dimension values for query {self.name!r}",
@@ -366,31 +370,32 @@ def _resolve(dimensions: Mapping[str, str], atlas_iri: str | None) -> list[Term]
     index = query.index()
     if atlas_iri is not None:
         atlas_id = atlas_iri.removeprefix(f"{BASE_IRI}atlas/")
-        _, chosen = index.resolve((), dimensions, atlas=atlas_id)
-        return [pyoxigraph.NamedNode(f"{BASE_IRI}scheme/{c.id}") for c in chosen]
-    schemes = {
-        key: scheme
-        for a in index.atlases.values()
-        for scheme in (index.schemes[s] for s in a.dimensions if s in index.schemes)
-        for key in (scheme.id.casefold(), scheme.label.casefold())
-    }
+        _, resolved = index.resolve((), dimensions, atlas=atlas_id)
+        return [pyoxigraph.NamedNode(f"{BASE_IRI}scheme/{c.id}") for c in resolved]
+    schemes: dict[str, list[ConceptScheme]] = {}
+    for found in index.atlases.values():
+        for scheme in (index.schemes[s] for s in found.dimensions if s in index.schemes):
+            for key in {scheme.id.casefold(), scheme.label.casefold()}:
+                schemes.setdefault(key, []).append(scheme)
     out: list[Term] = []
     for name, value in dimensions.items():
-        scheme = schemes.get(name.casefold())
-        if scheme is None:
-            raise UnknownValueError("dimension", name, sorted({s.label for s in schemes.values()}))
+        candidates = schemes.get(name.casefold())
+        if not candidates:
+            labels = sorted({s.label for group in schemes.values() for s in group})
+            raise UnknownValueError("dimension", name, labels)
+        # A name such as "device" may be a dimension of several atlases: a value chooses in each
+        # one that has it, so that a selection can span atlases.
         folded = value.strip().casefold()
-        concept = next(
-            (
-                c
-                for c in scheme.values
-                if folded in {k.casefold() for k in (c.id, c.name, c.label, *c.alt_labels)}
-            ),
-            None,
-        )
-        if concept is None:
-            raise UnknownValueError(scheme.label, value, [c.label for c in scheme.values])
-        out.append(pyoxigraph.NamedNode(f"{BASE_IRI}scheme/{concept.id}"))
+        chosen = [
+            c
+            for scheme in candidates
+            for c in scheme.values
+            if folded in {k.casefold() for k in (c.id, c.name, c.label, *c.alt_labels)}
+        ]
+        if not chosen:
+            labels = list(dict.fromkeys(c.label for s in candidates for c in s.values))
+            raise UnknownValueError(name, value, labels)
+        out.extend(pyoxigraph.NamedNode(f"{BASE_IRI}scheme/{c.id}") for c in chosen)
     return out
 
 
@@ -498,7 +503,11 @@ def path(
         t.value.removeprefix(stage_base)
         for name in ("entry", "from", "to")
         for t in result.column(name)
-        if t is not None
+        if isinstance(t, pyoxigraph.NamedNode)
     }
-    steps = {t.value.removeprefix(step_base) for t in result.column("step") if t is not None}
+    steps = {
+        t.value.removeprefix(step_base)
+        for t in result.column("step")
+        if isinstance(t, pyoxigraph.NamedNode)
+    }
     return PathRows(frozenset(stages), frozenset(steps))

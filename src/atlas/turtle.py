@@ -25,6 +25,7 @@ from atlas import _resources
 from atlas._vocab import CLASSES, COLLECTIONS, NAMESPACES, ClassMap, Term, context, expand
 from atlas.errors import DatasetError, Problem
 from atlas.models import BASE_IRI, AtlasDocument
+from atlas.schema import quiet_rdflib
 
 if TYPE_CHECKING:
     from rdflib.term import Node
@@ -250,7 +251,9 @@ def _parse(
     for file in files:
         part = rdflib.Graph()
         try:
-            part.parse(data=file.text, format="turtle", publicID=BASE_IRI)
+            # rdflib logs a traceback for each ill-typed literal; the reader reports them itself
+            with quiet_rdflib():
+                part.parse(data=file.text, format="turtle", publicID=BASE_IRI)
         except BadSyntax as error:
             line = int(getattr(error, "lines", 0)) + 1 or None
             why = str(getattr(error, "_why", "") or error).strip()

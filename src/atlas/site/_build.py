@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas import export
-from atlas.models import AtlasDocument
-from atlas.site._pages import Page, SiteError, css_token, groups, journey
+from atlas.site._pages import Page, SiteError, View, css_token, groups, journey
+
+if TYPE_CHECKING:
+    from atlas.models import AtlasDocument
+    from atlas.site._graph import Drawing
 
 __all__ = ["BuildReport", "build"]
 
@@ -89,32 +93,70 @@ def build(outdir: Path, document: AtlasDocument | None = None) -> BuildReport:
     write(page.download, export.dumps(document))
 
     common = {"site": page, "doc": document, "kind_css": page.kind_css()}
-    template = env.get_template("atlas.html")
+    template, reference = env.get_template("atlas.html"), env.get_template("_reference.html")
+    markup = env.filters["safe"]
+    all_views = {atlas.id: page.views(atlas) for atlas in page.atlases}
+    drawings = _drawings(page, all_views)
     for atlas in page.atlases:
-        views = page.views(atlas)
+        views = all_views[atlas.id]
         context = {
-            **common, "root": "../", "atlas": atlas, "views": views,
-            "stages": page.stages_of(atlas), "steps": page.steps_of(atlas),
-            "relations": page.relations_of(atlas), "drawing": page.drawing(atlas, views),
+            **common,
+            "root": "../",
+            "atlas": atlas,
+            "views": views,
+            "stages": page.stages_of(atlas),
+            "steps": page.steps_of(atlas),
+            "relations": page.relations_of(atlas),
+            "drawing": drawings[atlas.id],
         }
+        # The reference sections are the same on every page of an atlas: render them once.
+        context["reference"] = markup(reference.render(**context))
         write(
             f"{atlas.id}/index.html",
-            template.render(**context, shown=views, groups=groups(views), journey=journey(views),
-                            interactive=True),
+            template.render(
+                **context,
+                shown=views,
+                groups=groups(views),
+                journey=journey(views),
+                interactive=True,
+            ),
         )
         for view in views:
             write(
                 f"{atlas.id}/{view.file}",
-                template.render(**context, shown=[view], groups=groups([view]),
-                                journey=journey([view]), interactive=False),
+                template.render(
+                    **context,
+                    shown=[view],
+                    groups=groups([view]),
+                    journey=journey([view]),
+                    interactive=False,
+                ),
             )
-    write("graph.html", env.get_template("graph.html").render(
-        **common, root="", stages=page.stages_of(), steps=page.steps_of(),
-        drawing=page.drawing(None),
-    ))
+    write(
+        "graph.html",
+        env.get_template("graph.html").render(
+            **common,
+            root="",
+            stages=page.stages_of(),
+            steps=page.steps_of(),
+            drawing=drawings[""],
+        ),
+    )
     write("index.html", env.get_template("index.html").render(**common, root=""))
-    return BuildReport(outdir, tuple(written), _weights(outdir, written),
-                       time.perf_counter() - start)
+    return BuildReport(
+        outdir, tuple(written), _weights(outdir, written), time.perf_counter() - start
+    )
+
+
+def _drawings(page: Page, views: dict[str, list[View]]) -> dict[str, Drawing]:
+    """The drawing of each atlas and of everything (key ``""``), laid out by ``dot`` in parallel."""
+    atlases = {a.id: a for a in page.atlases}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {
+            key: pool.submit(page.drawing, atlases.get(key), views.get(key, ()))
+            for key in [*atlases, ""]
+        }
+        return {key: future.result() for key, future in futures.items()}
 
 
 def _weights(outdir: Path, written: list[Path]) -> dict[str, int]:

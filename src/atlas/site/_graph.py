@@ -21,9 +21,6 @@ from atlas.errors import AtlasError
 __all__ = ["Drawing", "Edge", "LayoutError", "Node", "dot_source", "draw", "layout"]
 
 SVG_NS = "http://www.w3.org/2000/svg"
-XLINK_NS = "http://www.w3.org/1999/xlink"
-ET.register_namespace("", SVG_NS)
-ET.register_namespace("xlink", XLINK_NS)
 FONT = "DejaVu Sans"
 PYTHON_ZONE = "runs in the Python interpreter"
 TIMEOUT_S = 30
@@ -96,8 +93,10 @@ def dot_source(name: str, nodes: Iterable[Node], edges: Iterable[Edge]) -> str:
     out = [
         f"digraph {_quote(name)} {{",
         f'  graph [rankdir=TB, nodesep=0.3, ranksep=0.42, pad=0.08, fontname="{FONT}"];',
-        f'  node [shape=box, style="rounded,filled", fontname="{FONT}", fontsize=12.5,'
-        ' margin="0.14,0.06", penwidth=1.2];',
+        (
+            f'  node [shape=box, style="rounded,filled", fontname="{FONT}", fontsize=12.5,'
+            ' margin="0.14,0.06", penwidth=1.2];'
+        ),
         f'  edge [fontname="{FONT}", fontsize=10.5, arrowsize=0.7, penwidth=1.2];',
     ]
     all_nodes = tuple(nodes)
@@ -113,11 +112,12 @@ def dot_source(name: str, nodes: Iterable[Node], edges: Iterable[Edge]) -> str:
         out.extend(f"  {_node(n)}" for n in all_nodes if not n.python)
     else:
         out.extend(f"  {_node(n)}" for n in all_nodes)
-    for edge in edges:
-        out.append(
-            f"  {_quote(edge.tail)} -> {_quote(edge.head)} [id={_quote(f'g-{edge.element}-{edge.id}')},"
-            f" class={_quote(' '.join(edge.classes))}, label={_label(wrap(edge.label, 18))}];"
-        )
+    out.extend(
+        f"  {_quote(edge.tail)} -> {_quote(edge.head)}"
+        f" [id={_quote(f'g-{edge.element}-{edge.id}')}, class={_quote(' '.join(edge.classes))},"
+        f" label={_label(wrap(edge.label, 18))}];"
+        for edge in edges
+    )
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -136,7 +136,11 @@ def layout(source: str) -> str:
         )
     try:
         done = subprocess.run(
-            [dot, "-Tsvg"], input=source, capture_output=True, text=True, check=False,
+            [dot, "-Tsvg"],
+            input=source,
+            capture_output=True,
+            text=True,
+            check=False,
             timeout=TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
@@ -157,10 +161,6 @@ def _round(match: re.Match[str]) -> str:
     return "0" if text == "-0" else text
 
 
-def _tag(name: str) -> str:
-    return f"{{{SVG_NS}}}{name}"
-
-
 @dataclass(frozen=True)
 class Drawing:
     """A laid-out SVG drawing, ready to be inlined with one path highlighted."""
@@ -171,17 +171,20 @@ class Drawing:
     def from_svg(cls, text: str, tooltips: Mapping[str, str]) -> Drawing:
         """Tidy the SVG of ``dot``: no fixed size or background; tooltips as element titles."""
         root = ET.fromstring(text)  # noqa: S314 - the SVG was just written by our own dot run
+        for element in root.iter():  # plain tag names: the SVG is inlined in HTML
+            element.tag = element.tag.rpartition("}")[2]
+        root.set("xmlns", SVG_NS)
         for attribute in ("width", "height"):
             root.attrib.pop(attribute, None)
-        graph = root.find(_tag("g"))
+        graph = root.find("g")
         if graph is not None:
             graph.attrib.pop("id", None)
             for child in list(graph):
-                if child.tag in (_tag("title"), _tag("polygon")):
+                if child.tag in ("title", "polygon"):
                     graph.remove(child)  # the graph's name and its white background
-        for group in root.iter(_tag("g")):
+        for group in root.iter("g"):
             gid = group.get("id", "")
-            title = group.find(_tag("title"))
+            title = group.find("title")
             if title is not None:
                 title.text = tooltips.get(gid, title.text)
         for element in root.iter():
@@ -190,6 +193,18 @@ class Drawing:
                 element.set(name, _NUMBER.sub(_round, element.get(name, "")))
         return cls(root)
 
+    @property
+    def size(self) -> tuple[float, float]:
+        """The natural width and height of the drawing, in CSS pixels."""
+        box = [float(v) for v in self.root.get("viewBox", "0 0 0 0").split()]
+        return (box[2], box[3]) if len(box) == 4 else (0.0, 0.0)  # noqa: PLR2004 - x y w h
+
+    @property
+    def wide(self) -> bool:
+        """Whether the drawing is wider than tall (pages then give it the full width)."""
+        width, height = self.size
+        return width > height
+
     def svg(self, *, label: str, description: str, view: str | None = None) -> str:
         """The SVG markup, with the elements of ``view`` (a path's slug) marked ``is-on``."""
         root = copy.deepcopy(self.root)
@@ -197,20 +212,19 @@ class Drawing:
         root.set("role", "img")
         root.set("aria-labelledby", f"{prefix}-title {prefix}-desc")
         root.set("class", "drawing has-view" if view else "drawing")
-        title = ET.Element(_tag("title"), {"id": f"{prefix}-title"})
+        title = ET.Element("title", {"id": f"{prefix}-title"})
         title.text = label
-        desc = ET.Element(_tag("desc"), {"id": f"{prefix}-desc"})
+        desc = ET.Element("desc", {"id": f"{prefix}-desc"})
         desc.text = description
         root.insert(0, desc)
         root.insert(0, title)
         if view:
             token = f"on-{view}"
-            for group in root.iter(_tag("g")):
+            for group in root.iter("g"):
                 classes = group.get("class", "").split()
                 if token in classes:
                     group.set("class", " ".join([*classes, "is-on"]))
         return ET.tostring(root, encoding="unicode")
-
 
 
 def draw(name: str, nodes: Iterable[Node], edges: Iterable[Edge]) -> Drawing:

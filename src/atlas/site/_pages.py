@@ -180,14 +180,16 @@ class Page:
     def stages_of(self, atlas: Atlas | None = None) -> list[Stage]:
         """The live stages of an atlas (of every atlas: ``None``), in curated order."""
         return _ordered(
-            s for s in self.document.stages
+            s
+            for s in self.document.stages
             if not s.deprecated and (atlas is None or atlas.id in s.atlases)
         )
 
     def steps_of(self, atlas: Atlas | None = None) -> list[Step]:
         """The live steps of an atlas (of every atlas: ``None``), in curated order."""
         return _ordered(
-            s for s in self.document.steps
+            s
+            for s in self.document.steps
             if not s.deprecated and (atlas is None or s.atlas == atlas.id)
         )
 
@@ -238,7 +240,9 @@ class Page:
         """How fully citations support a claim, e.g. 'full' or '2 full, 1 partial'."""
         levels = [e.citation.support for e in self.evidence(citations)]
         full, partial = levels.count("full"), levels.count("partial")
-        text = "full" if not partial else "partial" if not full else f"{full} full, {partial} partial"
+        text = (
+            "full" if not partial else "partial" if not full else f"{full} full, {partial} partial"
+        )
         if unsupported:
             count = len(unsupported)
             text += f"; {count} claim{'s' * (count != 1)} not yet sourced"
@@ -252,7 +256,8 @@ class Page:
                 item.source.url, (item.source, False, item.citation.retrieved_on)
             )
             found[source.url] = (
-                source, partial or item.citation.support == "partial",
+                source,
+                partial or item.citation.support == "partial",
                 max(day, item.citation.retrieved_on),
             )
         return list(found.values())
@@ -273,8 +278,12 @@ class Page:
     def cited_in(self, atlas: Atlas) -> list[Evidence]:
         """Every citation of an atlas's stages, steps, relations and their technologies."""
         stages = self.stages_of(atlas)
-        cited = {c for r in (*stages, *self.steps_of(atlas), *self.relations_of(atlas))
-                 for c in r.citations}
+        records: list[Stage | Step | Relation] = [
+            *stages,
+            *self.steps_of(atlas),
+            *self.relations_of(atlas),
+        ]
+        cited = {c for r in records for c in r.citations}
         techs = {s.technology for s in stages if s.technology}
         techs |= {t for r in self.relations_of(atlas) for t in (r.from_technology, r.to_technology)}
         for tech_id in techs:
@@ -334,13 +343,16 @@ class Page:
     def view_data(self, atlas: Atlas, views: Sequence[View]) -> dict[str, Any]:
         """What the page script needs: the dimensions, and each view's values and texts."""
         return {
+            "entry": atlas.entry_stage,
             "dimensions": [
                 {
                     "key": scheme.label,
                     "values": [
                         {
                             "name": v.name,
-                            "keys": sorted({k.casefold() for k in (v.name, v.label, *v.alt_labels)}),
+                            "keys": sorted(
+                                {k.casefold() for k in (v.name, v.label, *v.alt_labels)}
+                            ),
                         }
                         for v in scheme.values
                     ],
@@ -348,8 +360,14 @@ class Page:
                 for scheme in self.dimensions(atlas)
             ],
             "views": [
-                {"slug": v.slug, "values": v.values, "sentence": v.sentence, "title": v.title,
-                 "description": self.describe(atlas, v), "steps": [j.id for j in v.path.steps]}
+                {
+                    "slug": v.slug,
+                    "values": v.values,
+                    "sentence": v.sentence,
+                    "title": v.title,
+                    "description": self.describe(atlas, v),
+                    "steps": [j.id for j in v.path.steps],
+                }
                 for v in views
             ],
         }
@@ -371,7 +389,8 @@ class Page:
                 id=s.id,
                 lines=(*wrap(s.label, 20), self.kind_label(s.kind)),
                 classes=(
-                    "stage", f"kind-{css_token(s.kind.split('/', 1)[-1])}",
+                    "stage",
+                    f"kind-{css_token(s.kind.split('/', 1)[-1])}",
                     *on_stage.get(s.id, ()),
                 ),
                 tooltip=f"{s.label} ({self.kind_label(s.kind)})",
@@ -382,7 +401,10 @@ class Page:
         known = {s.id for s in stages}
         edges = [
             Edge(
-                id=s.id, tail=s.from_stage, head=s.to_stage, label=s.verb,
+                id=s.id,
+                tail=s.from_stage,
+                head=s.to_stage,
+                label=s.verb,
                 classes=("step", *on_step.get(s.id, ())),
                 tooltip=f"{self.step_label(s)} (when: {self.when(s)})",
             )
@@ -397,15 +419,20 @@ class Page:
         techs = [t for t in self.technologies() if t.id in used]
         nodes = [
             Node(
-                id=t.id, lines=(*wrap(t.label, 20), self.kind_label(t.kind)),
+                id=t.id,
+                lines=(*wrap(t.label, 20), self.kind_label(t.kind)),
                 classes=("technology", f"kind-{css_token(t.kind.split('/', 1)[-1])}"),
-                tooltip=f"{t.label} ({self.kind_label(t.kind)})", element="technology",
+                tooltip=f"{t.label} ({self.kind_label(t.kind)})",
+                element="technology",
             )
             for t in techs
         ]
         edges = [
             Edge(
-                id=r.id, tail=r.from_technology, head=r.to_technology, label=r.relation,
+                id=r.id,
+                tail=r.from_technology,
+                head=r.to_technology,
+                label=r.relation,
                 classes=("step", "relation"),
                 tooltip=(
                     f"{self.technology_label(r.from_technology)} is {r.relation}"

@@ -20,7 +20,9 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         """Discard the access log."""
 
 
-def server(directory: Path, port: int = 0, *, quiet: bool = False) -> http.server.ThreadingHTTPServer:
+def server(
+    directory: Path, port: int = 0, *, quiet: bool = False
+) -> http.server.ThreadingHTTPServer:
     """A server for the site in ``directory`` on 127.0.0.1 (port 0: any free port); not started.
 
     Raises:
@@ -29,10 +31,10 @@ def server(directory: Path, port: int = 0, *, quiet: bool = False) -> http.serve
     directory = Path(directory)
     if not (directory / "index.html").is_file():
         raise SiteError(
-            f"no site in {str(directory)!r} (no index.html); build it with 'atlas site build {directory}'"
+            f"no site in {str(directory)!r} (no index.html);"
+            f" build it with 'atlas site build {directory}'"
         )
     handler = _QuietHandler if quiet else http.server.SimpleHTTPRequestHandler
     return http.server.ThreadingHTTPServer(
         (HOST, port), functools.partial(handler, directory=str(directory))
     )
-

@@ -79,7 +79,8 @@
     if (desc) { desc.textContent = view.description; }
     document.title = view.title + " \u2014 " + baseTitle;
     if (writeUrl) {
-      var params = new URLSearchParams(view.values);
+      var params = new URLSearchParams();
+      data.dimensions.forEach(function (dim) { params.append(dim.key, view.values[dim.key]); });
       window.history.replaceState(null, "", "#" + params.toString());
     }
   }
@@ -95,10 +96,21 @@
     }
   }
 
+  /* On a narrow screen the drawing scrolls sideways: start with the entry stage in view. */
+  function centreDrawing() {
+    var box = svg ? svg.parentElement : null;
+    var first = svg && data.entry ? svg.querySelector("#g-stage-" + CSS.escape(data.entry)) : null;
+    if (!box || !first || box.scrollWidth <= box.clientWidth) { return; }
+    var shape = first.getBoundingClientRect();
+    var frame = box.getBoundingClientRect();
+    box.scrollLeft += shape.left + shape.width / 2 - (frame.left + frame.width / 2);
+  }
+
   form.hidden = false;
   form.addEventListener("change", function () { show(viewOf(fromForm()), true); });
   form.addEventListener("submit", function (event) { event.preventDefault(); });
   window.addEventListener("hashchange", restore);
   show(viewOf(fromForm()), false);
   restore();
+  centreDrawing();
 }());

@@ -1,0 +1,240 @@
+"""The explainer site in a real browser: Debian's Chromium driven by Playwright, fully offline.
+
+One browser for the whole module; each test gets a fresh context that records console errors
+and every request, and fails if one goes anywhere but the loopback server. Screenshots of each
+combination are saved under artifacts/site/ (git-ignored) for people to look at.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from atlas.query import Index, load
+
+if TYPE_CHECKING:
+    from atlas.models import ExecutionPath
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "site"
+DESKTOP = {"width": 1360, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (pip install playwright)"
+)
+pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"
+    ),
+    pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed"),
+]
+
+from atlas import site  # noqa: E402 - after the skips: the site package needs jinja2
+
+PATHS = Index(load()).all_paths("pytorch")
+
+
+def slug(path: ExecutionPath) -> str:
+    return "-".join(c.name for c in path.selection)
+
+
+def fragment(path: ExecutionPath) -> str:
+    return urllib.parse.urlencode(
+        {"mode": path.selection[0].name, "device": path.selection[1].name}
+    )
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    out = tmp_path_factory.mktemp("site")
+    site.build(out)
+    httpd = site.server(out, 0, quiet=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    thread.join()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Watched:
+    """A page whose console errors and requests are recorded."""
+
+    page: Any
+    errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def open_page(browser: Any, base_url: str) -> Iterator[Any]:
+    contexts: list[tuple[Any, Watched]] = []
+    origin = urllib.parse.urlsplit(base_url).netloc
+
+    def opener(**options: Any) -> Watched:
+        context = browser.new_context(**{"viewport": DESKTOP, **options})
+        page = context.new_page()
+        watched = Watched(page)
+
+        def route(route: Any) -> None:
+            url = route.request.url
+            watched.requests.append(url)
+            if urllib.parse.urlsplit(url).netloc == origin or url.startswith("data:"):
+                route.continue_()
+            else:
+                route.abort()
+
+        context.route("**/*", route)
+        page.on("console", lambda m: watched.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: watched.errors.append(str(e)))
+        contexts.append((context, watched))
+        return watched
+
+    yield opener
+    for context, watched in contexts:
+        context.close()
+        assert watched.errors == [], "console errors"
+        foreign = [
+            u
+            for u in watched.requests
+            if urllib.parse.urlsplit(u).netloc != origin and not u.startswith("data:")
+        ]
+        assert foreign == [], "requests left the loopback host"
+
+
+def shown_steps(page: Any) -> list[str]:
+    return page.locator("#journey > li:not([hidden])").evaluate_all(
+        "items => items.map(i => i.dataset.step)"
+    )
+
+
+def highlighted(page: Any, kind: str) -> set[str]:
+    ids = page.locator(f"svg.drawing g.{kind}.is-on").evaluate_all("gs => gs.map(g => g.id)")
+    return {i.removeprefix(f"g-{kind}-") for i in ids}
+
+
+def check_view(page: Any, path: ExecutionPath) -> None:
+    summary = page.locator("#summary").inner_text()
+    assert summary == f"Showing {path.summary}."
+    counts = f": {len(path.stages)} stage{'s' * (len(path.stages) != 1)}, {len(path.steps)} step"
+    assert counts in summary
+    assert highlighted(page, "step") == {j.id for j in path.steps}
+    assert highlighted(page, "stage") == {s.id for s in path.stages}
+    assert shown_steps(page) == [j.id for j in path.steps]
+    assert page.locator("section.view:not([hidden])").count() == 1
+    checked = page.locator("#selector input:checked").evaluate_all("xs => xs.map(x => x.value)")
+    assert checked == [c.name for c in path.selection]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=slug)
+def test_each_combination_from_its_url(open_page: Any, base_url: str, path: ExecutionPath) -> None:
+    watched = open_page()
+    page = watched.page
+    page.goto(f"{base_url}pytorch/index.html#{fragment(path)}")
+    check_view(page, path)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.locator("section.explorer").screenshot(path=str(ARTIFACTS / f"pytorch-{slug(path)}.png"))
+    page.reload()
+    check_view(page, path)
+    assert page.evaluate("location.hash") == f"#{fragment(path)}"
+
+
+def test_choosing_with_the_keyboard_only(open_page: Any, base_url: str) -> None:
+    page = open_page().page
+    page.goto(f"{base_url}pytorch/index.html")
+    check_view(page, PATHS[0])
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.name") == "mode":
+            break
+    else:
+        pytest.fail("Tab never reached the mode selector")
+    label = page.locator("label.choice:has(input:focus)")
+    assert label.evaluate("l => getComputedStyle(l).outlineStyle") != "none"  # focus is visible
+    target = PATHS[-1]  # torch.compile on an NVIDIA GPU
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.name") == "device"
+    page.keyboard.press("ArrowRight")
+    check_view(page, target)
+    assert page.evaluate("location.hash") == f"#{fragment(target)}"
+    page.reload()
+    check_view(page, target)
+
+
+def test_a_fragment_may_name_values_by_label(open_page: Any, base_url: str) -> None:
+    page = open_page().page
+    page.goto(f"{base_url}pytorch/index.html#mode=torch.compile&device=NVIDIA%20GPU")
+    check_view(page, PATHS[-1])
+    page.evaluate("location.hash = 'mode=eager&device=cpu'")
+    page.wait_for_function("document.getElementById('summary').textContent.includes('eager')")
+    check_view(page, PATHS[0])
+
+
+def test_every_combination_is_readable_without_javascript(open_page: Any, base_url: str) -> None:
+    page = open_page(java_script_enabled=False).page
+    page.goto(f"{base_url}pytorch/index.html#{fragment(PATHS[-1])}")
+    assert page.locator("#summary").inner_text() == f"Showing {PATHS[0].summary}."
+    assert page.locator("#selector").is_hidden()
+    links = page.locator("noscript a, .choose a")
+    assert links.count() == len(PATHS)
+    for path in PATHS:
+        page.goto(f"{base_url}pytorch/{slug(path)}.html")
+        assert page.locator("#summary").inner_text() == f"Showing {path.summary}."
+        assert highlighted(page, "step") == {j.id for j in path.steps}
+        assert shown_steps(page) == [j.id for j in path.steps]
+
+
+def test_every_page_loads_offline_without_errors(open_page: Any, base_url: str) -> None:
+    watched = open_page()
+    page = watched.page
+    for url in ["index.html", "graph.html", *(f"{a.id}/index.html" for a in load().atlases)]:
+        page.goto(base_url + url)
+        assert page.locator("h1").count() == 1
+        assert page.locator("svg.drawing title").count() >= 1 or url == "index.html"
+    assert len(watched.requests) >= 4
+
+
+def test_phone_width_and_dark_scheme(open_page: Any, base_url: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    phone = open_page(viewport=PHONE).page
+    phone.goto(f"{base_url}pytorch/index.html#{fragment(PATHS[-1])}")
+    check_view(phone, PATHS[-1])
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], "the page scrolls sideways on a phone"
+    phone.locator("#selector").scroll_into_view_if_needed()
+    phone.screenshot(path=str(ARTIFACTS / "pytorch-phone.png"))
+    phone.locator("#steps").scroll_into_view_if_needed()
+    phone.screenshot(path=str(ARTIFACTS / "pytorch-phone-steps.png"))
+    dark = open_page(color_scheme="dark").page
+    dark.goto(f"{base_url}pytorch/index.html#{fragment(PATHS[2])}")
+    check_view(dark, PATHS[2])
+    background = dark.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(21, 23, 26)"
+    dark.locator("section.explorer").screenshot(path=str(ARTIFACTS / "pytorch-dark.png"))
