@@ -45,6 +45,12 @@ __all__ = [
 ]
 
 DEFAULT_ATLAS = "pytorch"
+_MAX_CALLS = 1024  # distinct path() calls remembered by their raw arguments
+
+
+def _fold(text: str) -> str:
+    """The form in which labels and aliases are compared: case and spacing ignored."""
+    return " ".join(text.split()).casefold()
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,8 @@ class Index:
         self.atlases = {a.id: a for a in document.atlases}
         self._atlas_index: dict[str, _AtlasIndex] = {}
         self._paths: dict[tuple[str, tuple[str, ...]], ExecutionPath] = {}
+        # path() calls by their raw arguments, so that a repeated call skips resolving values
+        self._calls: dict[tuple[object, ...], ExecutionPath] = {}
         self._evidence: dict[str, tuple[Evidence, ...]] = {}
 
     # --- lookups -----------------------------------------------------------------------
@@ -138,7 +146,7 @@ class Index:
             lookup: dict[str, Concept] = {}
             for value in scheme.values:
                 for key in (value.id, value.name, value.label, *value.alt_labels):
-                    lookup.setdefault(key.casefold(), value)
+                    lookup.setdefault(_fold(key), value)
             dimensions.append(_Dimension(scheme, lookup))
         live = sorted(
             (s for s in self.document.steps if s.atlas == atlas.id and not s.deprecated),
@@ -187,12 +195,12 @@ class Index:
                 raise UnknownValueError(
                     f"{name} (missing) for atlas {found.id!r}; value", "", labels
                 )
-            concept = dim.lookup.get(given[name].strip().casefold())
+            concept = dim.lookup.get(_fold(given[name]))
             if concept is None:
                 other = [
                     d.scheme.label
                     for d in aindex.dimensions
-                    if d is not dim and given[name].strip().casefold() in d.lookup
+                    if d is not dim and _fold(given[name]) in d.lookup
                 ]
                 extra = (
                     f"{given[name]!r} is a {other[0]}: check the order of the values"
@@ -281,7 +289,7 @@ class Index:
 
     def _topological(self, atlas: Atlas, steps: list[Step]) -> list[str]:
         """Kahn's algorithm from the entry stage; ties broken by curated order, then id."""
-        nodes = {atlas.entry_stage or ""}
+        nodes: set[str] = set()  # the endpoints of the path's steps: no steps, no stages
         indegree: dict[str, int] = {}
         for step in steps:
             nodes.update((step.from_stage, step.to_stage))
@@ -399,7 +407,14 @@ def path(*values: str, atlas: str = DEFAULT_ATLAS, **dimensions: str) -> Executi
         UnknownValueError: a value no dimension knows; the message lists the valid ones.
         UnknownIdError: an unknown atlas.
     """
-    return index().path(*values, atlas=atlas, **dimensions)
+    idx = index()
+    key = (atlas, values, *dimensions.items())
+    found = idx._calls.get(key)  # noqa: SLF001 - the module's own memo on its index
+    if found is None:
+        found = idx.path(*values, atlas=atlas, **dimensions)
+        if len(idx._calls) < _MAX_CALLS:  # noqa: SLF001 - bounded: values come from users
+            idx._calls[key] = found  # noqa: SLF001
+    return found
 
 
 def atlases() -> tuple[Atlas, ...]:

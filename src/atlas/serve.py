@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import multiprocessing
+import signal
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Coroutine
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["ServeError", "Settings", "create_app", "negotiate", "serve"]
 
 _T = TypeVar("_T")
+_PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
 
 _SOLUTION_TYPES = {
     "application/sparql-results+json": "json",
@@ -132,6 +136,7 @@ def _worker_main(conn: Connection, files: tuple[Path, ...]) -> None:
     """Answer queries sent through ``conn`` until it closes."""
     from atlas import store  # noqa: PLC0415 - imported in the worker process
 
+    _die_with_parent()
     target = store.load_store(files) if files else store.store()
     conn.send(("ready",))
     while True:
@@ -147,6 +152,14 @@ def _worker_main(conn: Connection, files: tuple[Path, ...]) -> None:
             conn.send(("error", 400, str(error)))
         except Exception as error:  # noqa: BLE001 - reported to the client, the worker lives on
             conn.send(("error", 500, f"the query failed: {type(error).__name__}: {error}"))
+
+
+def _die_with_parent() -> None:
+    """On Linux, ask for SIGKILL when the server goes, even mid-query (best effort)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 @dataclass(eq=False)
