@@ -21,7 +21,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     parser = cli._parser()
     commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert {"path", "stages", "steps", "stage", "sparql", "export", "check", "diff"} <= set(commands)
+    assert {"path", "stages", "steps", "stage", "sparql", "export", "check", "diff"} <= set(
+        commands
+    )
     for name in commands:
         with pytest.raises(SystemExit) as caught:
             cli.main([name, "--help"])
@@ -87,7 +89,10 @@ def test_errors_are_one_line_with_status_1(
 
 def test_python_dash_m_runs_the_cli() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "atlas", "stage", "nope"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "atlas", "stage", "nope"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 1
     assert done.stderr.startswith("atlas stage: error: unknown stage id 'nope'")

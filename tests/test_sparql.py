@@ -312,3 +312,10 @@ def test_cli_errors_are_one_line(
     assert out == ""
     assert message in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_sparql_constants_agree_with_the_models() -> None:
+    from atlas import _vocab, models  # noqa: PLC0415
+
+    assert _results.BASE_IRI == models.BASE_IRI
+    assert _vocab.NAMESPACES.items() <= _results.PREFIXES.items()

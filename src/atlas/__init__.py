@@ -14,6 +14,7 @@ import importlib
 
 TYPE_CHECKING = False  # spares importing typing: ``import atlas`` must stay cheap
 if TYPE_CHECKING:
+    from atlas._witness import WitnessRecord, witness
     from atlas.errors import (
         AtlasError,
         CycleError,
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
         steps,
         technology,
     )
-    from atlas._witness import WitnessRecord, witness
     from atlas.store import sparql
     from atlas.turtle import dataset_graph as graph
     from atlas.verify import check

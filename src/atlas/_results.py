@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import html
 import io
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeAlias
-from xml.sax.saxutils import escape, quoteattr
 
 import pyoxigraph
 
-from atlas._vocab import NAMESPACES
-from atlas.models import BASE_IRI
-
 __all__ = [
+    "BASE_IRI",
     "FORMATS",
     "PREFIXES",
     "Result",
@@ -38,16 +36,31 @@ Term: TypeAlias = (
     pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal | pyoxigraph.Triple
 )
 
-#: Prefixes used to shorten IRIs in tables and Turtle: the vocabulary's, and one per kind of id.
+#: The base of every IRI of the atlas (``atlas.models.BASE_IRI``, repeated here so that SPARQL
+#: needs neither pydantic nor the models: a test checks that the two agree).
+BASE_IRI = "https://w3id.org/execution-atlas/"
+
+#: Prefixes used to shorten IRIs in tables and Turtle: the vocabulary's (those of
+#: ``atlas._vocab.NAMESPACES``, checked by a test), and one per kind of id.
 PREFIXES: dict[str, str] = {
-    **NAMESPACES,
+    "ea": f"{BASE_IRI}vocab#",
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
+    "owl": "http://www.w3.org/2002/07/owl#",
+    "xsd": "http://www.w3.org/2001/XMLSchema#",
+    "skos": "http://www.w3.org/2004/02/skos/core#",
+    "dcterms": "http://purl.org/dc/terms/",
+    "dcat": "http://www.w3.org/ns/dcat#",
+    "oa": "http://www.w3.org/ns/oa#",
+    "prov": "http://www.w3.org/ns/prov#",
+    "pav": "http://purl.org/pav/",
     **{
         kind: f"{BASE_IRI}{kind}/"
         for kind in ("atlas", "stage", "step", "citation", "technology", "scheme", "relation")
     },
 }
 
-_XSD = NAMESPACES["xsd"]
+_XSD = PREFIXES["xsd"]
 _INTEGERS = {
     f"{_XSD}{name}"
     for name in (
@@ -276,6 +289,16 @@ def _json(result: Solutions) -> str:
     ]
     head = {"head": {"vars": list(result.variables)}, "results": {"bindings": bindings}}
     return json.dumps(head, ensure_ascii=False) + "\n"
+
+
+def escape(text: str) -> str:
+    """Text escaped for XML content."""
+    return html.escape(text, quote=False)
+
+
+def quoteattr(text: str) -> str:
+    """Text escaped and quoted as an XML attribute value."""
+    return f'"{html.escape(text, quote=True)}"'
 
 
 def _xml_term(term: Term) -> str:

@@ -55,34 +55,44 @@ _PN_CHARS_BASE = (
 )
 _PN_CHARS = _PN_CHARS_BASE + "_0-9\u00b7\u0300-\u036f\u203f-\u2040-"
 _PLX = r"(?:%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%])"
+_VARNAME = rf"[{_PN_CHARS_BASE}_0-9][{_PN_CHARS_BASE}_0-9\u00b7\u0300-\u036f\u203f-\u2040]*"
 _PN_PREFIX = rf"[{_PN_CHARS_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?"
 _PN_LOCAL = (
     rf"(?:[{_PN_CHARS_BASE}_:0-9]|{_PLX})"
     rf"(?:(?:[{_PN_CHARS}.:]|{_PLX})*(?:[{_PN_CHARS}:]|{_PLX}))?"
 )
-_TOKEN = re.compile(
-    r"""
-    (?P<space>\s+)
-    |(?P<comment>\#[^\n\r]*)
-    |(?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
-    |(?P<string>'''(?:(?:'|'')?(?:[^'\\]|\\.))*'''
-              |\"\"\"(?:(?:"|"")?(?:[^"\\]|\\.))*\"\"\"
-              |'(?:[^'\\\n\r]|\\.)*'
-              |"(?:[^"\\\n\r]|\\.)*")
-    |(?P<var>[?$][A-Za-z0-9_\u00b7\u00c0-\U000effff]+)
-    |(?P<bnode>_:[^\s.;,(){}\[\]<>"'#]+)
-    |(?P<pname>(?:"""
-    + _PN_PREFIX
-    + r""")?:(?:"""
-    + _PN_LOCAL
-    + r""")?)
-    |(?P<lang>@[A-Za-z]+(?:-[A-Za-z0-9]+)*)
-    |(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
-    |(?P<word>[A-Za-z_][A-Za-z0-9_]*)
-    |(?P<punct>\^\^|<<|>>|\{\||\|\}|&&|\|\||!=|<=|>=|.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
+
+
+@functools.cache
+def _token_pattern() -> re.Pattern[str]:
+    """The lexer's pattern, compiled on first use (its Unicode classes take a while)."""
+    return re.compile(
+        r"""
+        (?P<space>\s+)
+        |(?P<comment>\#[^\n\r]*)
+        |(?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+        |(?P<string>'''(?:(?:'|'')?(?:[^'\\]|\\.))*'''
+                  |\"\"\"(?:(?:"|"")?(?:[^"\\]|\\.))*\"\"\"
+                  |'(?:[^'\\\n\r]|\\.)*'
+                  |"(?:[^"\\\n\r]|\\.)*")
+        |(?P<var>[?$](?:"""
+        + _VARNAME
+        + r"""))
+        |(?P<bnode>_:[^\s.;,(){}\[\]<>"'#]+)
+        |(?P<pname>(?:"""
+        + _PN_PREFIX
+        + r""")?:(?:"""
+        + _PN_LOCAL
+        + r""")?)
+        |(?P<lang>@[A-Za-z]+(?:-[A-Za-z0-9]+)*)
+        |(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)
+        |(?P<word>[A-Za-z_][A-Za-z0-9_]*)
+        |(?P<punct>\^\^|<<|>>|\{\||\|\}|&&|\|\||!=|<=|>=|.)
+        """,
+        re.VERBOSE | re.DOTALL,
+    )
+
+
 _CODEPOINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 
 _NETWORK = {"SERVICE": "SERVICE calls another endpoint", "LOAD": "LOAD fetches a document"}
@@ -98,7 +108,7 @@ def tokens(query: str) -> Iterator[Token]:
     >>> [t.text for t in tokens('SELECT ?s # FROM <x>\n WHERE { ?s ?p "FROM" }')]
     ['SELECT', '?s', 'WHERE', '{', '?s', '?p', '"FROM"', '}']
     """
-    for match in _TOKEN.finditer(query):
+    for match in _token_pattern().finditer(query):
         kind = match.lastgroup or "punct"
         if kind not in ("space", "comment"):
             yield Token(kind, match.group(), match.start())

@@ -22,10 +22,9 @@ from importlib import resources
 import httpx
 import pyoxigraph
 
-from atlas._results import Result, Solutions, Term, Triples
+from atlas._results import BASE_IRI, Result, Solutions, Term, Triples
 from atlas._sparql import query_form, substitute
 from atlas.errors import AtlasError
-from atlas.models import BASE_IRI
 
 __all__ = ["DEFAULT_GRAPH", "Endpoints", "PublishError", "Published", "Remote", "publish"]
 

@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pyoxigraph
 
 from atlas import _resources
-from atlas._results import Result, Solutions, Term, Triples, formats_for, serialize
+from atlas._results import BASE_IRI, Result, Solutions, Term, Triples, formats_for, serialize
 from atlas._sparql import ReadOnlyError, refuse_unsafe
 from atlas.errors import AtlasError, NetworkRefusedError, UnknownIdError, UnknownValueError
-from atlas.models import BASE_IRI
 
 if TYPE_CHECKING:
     from atlas.models import ConceptScheme

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 from hypothesis import HealthCheck, given, settings
+
+from atlas.query import Index
 from strategies import atlas_documents
 
-from atlas.models import AtlasDocument, Step
-from atlas.query import Index
+if TYPE_CHECKING:
+    from atlas.models import AtlasDocument, Step
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -66,8 +69,10 @@ def test_paths_are_consistent_subgraphs(document: AtlasDocument) -> None:
             # "any" steps appear in every path where their endpoints do
             for step in atlas_steps:
                 fully_any = set(atlas.dimensions) <= set(step.when_any)
-                if fully_any and not step.deprecated and {step.from_stage, step.to_stage} <= set(
-                    stage_ids
+                if (
+                    fully_any
+                    and not step.deprecated
+                    and {step.from_stage, step.to_stage} <= set(stage_ids)
                 ):
                     assert step in steps, (step.id, selection)
             # python_ends are exactly the returned steps that leave the interpreter
