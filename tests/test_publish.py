@@ -173,3 +173,19 @@ def test_a_read_only_store_refuses_and_keeps_its_graph(tmp_path: Path) -> None:
 def test_an_invalid_graph_iri_is_refused_before_any_request() -> None:
     with pytest.raises(publish.PublishError, match="invalid graph IRI 'not an iri'"):
         publish.publish("http://127.0.0.1:1", "not an iri")
+
+
+def test_the_command_publishes_and_fails_in_one_line(
+    server: Oxigraph, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from atlas import cli  # noqa: PLC0415
+
+    graph = "https://example.org/from-the-cli"
+    assert cli.main(["publish", "--store", server.url, "--graph", graph]) == 0
+    assert f"triples to <{graph}>" in capsys.readouterr().out
+    assert server.count(graph) == len(store.store())
+    assert cli.main(["publish", "--store", f"http://127.0.0.1:{_free_port()}"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "atlas publish: error: cannot reach the store" in err

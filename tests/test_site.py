@@ -5,17 +5,22 @@ The browser tests are in test_site_browser.py.
 
 from __future__ import annotations
 
+import datetime as dt
+import html as htmllib
 import re
 import shutil
 import subprocess
 import sys
 import threading
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from atlas import cli, export
+from atlas._witness.raw import Versions
+from atlas._witness.record import Excerpt, ModeWitness, StepObservation, WitnessRecord
 from atlas.models import AtlasDocument
 from atlas.query import Index
 from fixtures_api import tiny_document
@@ -31,9 +36,101 @@ HOSTILE = '<script>alert("owned")</script> & <b>bold</b>'
 WEIGHT_LIMIT = 300 * 1024
 
 
+RUN_START = dt.datetime(2026, 12, 2, 17, 2, 21, tzinfo=dt.UTC)
+
+
+def observation(step: str, a: str, b: str, status: str, **fields: object) -> StepObservation:
+    return StepObservation.model_validate(
+        {"step": step, "from_stage": a, "to_stage": b, "status": status, **fields}
+    )
+
+
+def toy_witness() -> WitnessRecord:
+    """A witness record of the toy atlas, with markup in the device name, an excerpt and a note.
+
+    Observed: toy-src-interp (in both modes), toy-fast-chip, and toy-ghost (not documented).
+    Looked for but not seen: toy-interp-fast. Not checked: toy-slow-chip. toy-interp-slow and
+    toy-fast-slow are not in the record.
+    """
+    seen = Excerpt(source="profiler", text=f"kernel ran {HOSTILE}", artifact="k/<i>one</i>.py")
+    mode = {
+        "started_at": RUN_START,
+        "ended_at": RUN_START + dt.timedelta(seconds=3),
+        "duration_s": 3.0,
+        "stages": ["src", "interp"],
+    }
+    return WitnessRecord(
+        id="toy-x-20261202-170221",
+        atlas="toy",
+        title="Toy on a <b>Chip</b>",
+        device="nvidia-gpu",
+        device_name=f"Chip {HOSTILE}",
+        device_detail="4 <u>cores</u>",
+        model="a <em>tiny</em> model",
+        started_at=RUN_START,
+        ended_at=RUN_START + dt.timedelta(seconds=7.25),
+        duration_s=7.25,
+        versions=Versions(
+            python="3.12.3",
+            python_implementation="cpython",
+            torch="9.9.9+<s>toy</s>",
+            triton="3.6.0",
+            platform="toy",
+        ),
+        settings={},
+        modes=(
+            ModeWitness.model_validate(
+                {
+                    **mode,
+                    "mode": "eager",
+                    "steps": [
+                        observation("toy-src-interp", "src", "interp", "observed", evidence=[seen]),
+                        observation(
+                            "toy-interp-fast",
+                            "interp",
+                            "fastlib",
+                            "not-observed",
+                            note=f"no fast call {HOSTILE}",
+                        ),
+                    ],
+                }
+            ),
+            ModeWitness.model_validate(
+                {
+                    **mode,
+                    "mode": "torch-compile",
+                    "steps": [
+                        observation("toy-src-interp", "src", "interp", "observed", evidence=[seen]),
+                        observation(
+                            "toy-fast-chip",
+                            "fastlib",
+                            "chip",
+                            "observed",
+                            evidence=[Excerpt(source="disassembly", text="chip code")],
+                        ),
+                        observation(
+                            "toy-slow-chip", "slowlib", "chip", "not-checked", note="compile failed"
+                        ),
+                        observation(
+                            "toy-ghost",
+                            "chip",
+                            "src",
+                            "observed",
+                            evidence=[Excerpt(source="profiler", text="a ghost")],
+                        ),
+                    ],
+                }
+            ),
+        ),
+    )
+
+
 def hostile_document() -> AtlasDocument:
-    """The tiny document, with markup in a quote, a stage label, a note and a scope note."""
+    """The tiny document, with markup in a quote, a stage label, a note, a scope note and a
+    witness record."""
     data = export.to_data(tiny_document())
+    data["witnesses"] = [toy_witness().model_dump(mode="json", by_alias=True)]
+    data["counts"]["witnesses"] = 1
     data["citations"][0]["selector"]["exact"] = f"the toy runs {HOSTILE}"
     data["citations"][0]["support"] = "partial"
     data["citations"][0]["supportNote"] = '<img src="x" onerror="alert(1)">'
@@ -198,6 +295,83 @@ def test_an_atlas_without_dimensions_gets_a_page_without_selector(tmp_path: Path
     assert "Every step" in html
 
 
+def step_blocks(html: str) -> dict[str, str]:
+    """Step id -> its markup, for the step list and for the rows of the 'Every step' table."""
+    journey = html[html.index('<ol class="journey"') : html.index("</ol>", html.index("journey"))]
+    blocks = {
+        f"journey:{m.group(1)}": m.group(2)
+        for m in re.finditer(
+            r'<li data-step="([^"]+)"(.*?)(?=<li data-step=|\Z)', journey, re.DOTALL
+        )
+    }
+    blocks |= {
+        f"table:{m.group(1)}": m.group(2)
+        for m in re.finditer(r'<tr id="step-([^"]+)">(.*?)</tr>', html, re.DOTALL)
+    }
+    return blocks
+
+
+OBSERVED = re.compile(r"(?<!not )observed on ")
+
+
+def test_witness_notes_appear_only_beside_the_steps_a_run_showed(built) -> None:
+    out, _, _ = built
+    device = (
+        "Chip &lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;"
+    )
+    torch = "9.9.9+&lt;s&gt;toy&lt;/s&gt;"
+    for page in (out / "toy").glob("*.html"):
+        blocks = step_blocks(page.read_text())
+        assert blocks, page
+        for key, block in blocks.items():
+            step = key.split(":", 1)[1]
+            assert len(OBSERVED.findall(block)) == (step in {"toy-src-interp", "toy-fast-chip"}), (
+                page,
+                key,
+            )
+            assert ("not observed on" in block) == (step == "toy-interp-fast"), (page, key)
+            assert ("not checked on" in block) == (step == "toy-slow-chip"), (page, key)
+        html = page.read_text()
+        sentence = (
+            f"observed on {device} with torch {torch} on"
+            ' <time datetime="2026-12-02">2026-12-02</time>'
+        )
+        if "toy-src-interp" in {k.split(":", 1)[1] for k in blocks if k.startswith("journey")}:
+            assert sentence in blocks["journey:toy-src-interp"]
+        assert sentence in blocks["table:toy-src-interp"]
+        src = blocks["table:toy-src-interp"]
+        assert "eager and torch-compile runs" in src  # one note for the record, both its modes
+        assert "kernel ran &lt;script&gt;alert" in src
+        assert src.count("kernel ran") == 1  # the same excerpt of two modes, once
+        assert "in k/&lt;i&gt;one&lt;/i&gt;.py" in src
+        assert "no fast call &lt;script&gt;" in blocks["table:toy-interp-fast"]
+        assert "compile failed" in blocks["table:toy-slow-chip"]
+        assert "toy-ghost" not in {k.split(":", 1)[1] for k in blocks}
+        # The record is listed with its device, versions, date and duration; the step it saw
+        # that the atlas does not document is named.
+        checked = html[html.index('id="checked"') :]
+        row = re.search(r'<tr id="witness-toy-x-20261202-170221">(.*?)</tr>', checked, re.DOTALL)
+        assert row, page
+        assert device in row.group(1)
+        assert f"torch {torch}" in row.group(1)
+        assert "Triton 3.6.0" in row.group(1)
+        assert ">2026-12-02</time>" in row.group(1)
+        assert "7.2 s" in row.group(1)
+        assert "2 of the 6 steps" in row.group(1)
+        assert "<code>toy-ghost</code>" in row.group(1)
+        assert "4 &lt;u&gt;cores&lt;/u&gt;" in row.group(1)
+        assert "<u>" not in html
+        assert "<s>toy" not in html
+        assert "<em>tiny" not in html
+
+
+def test_pages_without_witness_records_have_no_witness_notes(tmp_path: Path) -> None:
+    site.build(tmp_path, tiny_document())
+    html = (tmp_path / "toy" / "index.html").read_text()
+    assert 'class="witness"' not in html
+    assert 'id="witnesses"' not in html
+
+
 def test_a_missing_graphviz_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -206,10 +380,111 @@ def test_a_missing_graphviz_is_a_clear_error(
         site.build(tmp_path, tiny_document())
 
 
-def test_the_shipped_site_stays_under_the_page_weight_limit(tmp_path: Path) -> None:
-    report = site.build(tmp_path)
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, site.BuildReport]:
+    out = tmp_path_factory.mktemp("shipped")
+    return out, site.build(out)
+
+
+def test_the_shipped_site_stays_under_the_page_weight_limit(shipped) -> None:
+    _, report = shipped
     page, weight = report.heaviest
     assert weight < WEIGHT_LIMIT, f"{page} weighs {weight} bytes with its CSS and JS"
+
+
+def test_the_shipped_pytorch_page_shows_what_the_witness_runs_observed(shipped) -> None:
+    out, _ = shipped
+    gpu = "observed on NVIDIA H200 with torch "
+    for name in ("index.html", "torch-compile-nvidia-gpu.html"):
+        blocks = step_blocks((out / "pytorch" / name).read_text())
+        for where in ("journey", "table"):
+            triton = blocks[f"{where}:pytorch-inductor-generates-triton"]
+            assert gpu in triton, (name, where)
+            assert "triton_per_fused" in triton  # the evidence excerpt
+            assert gpu in blocks[f"{where}:pytorch-triton-kernels-compiled-by-triton"]
+    blocks = step_blocks((out / "pytorch" / "index.html").read_text())
+    cpp = blocks["table:pytorch-inductor-generates-cpp-openmp"]
+    assert "observed on AMD EPYC with torch " in cpp
+    assert "NVIDIA H200" not in cpp
+    html = (out / "pytorch" / "index.html").read_text()
+    assert 'id="witness-pytorch-nvidia-gpu-20261202-170221"' in html
+    assert "Triton 3.6.0" in html
+    assert "witness" not in (out / "llamacpp" / "index.html").read_text()
+
+
+def internal_links(out: Path, page: Path) -> list[tuple[Path, str]]:
+    """The pages and fragments a page links to on the site (fragments naming views left out)."""
+    found = []
+    for raw in re.findall(r'href="([^"]*)"', page.read_text()):
+        href = htmllib.unescape(raw)
+        if re.match(r"[a-z]+:", href) or href.endswith((".css", ".js", ".json")):
+            continue
+        path, _, fragment = href.partition("#")
+        target = (page.parent / path).resolve() if path else page
+        assert target.is_relative_to(out.resolve()), (page, href)
+        found.append((target, "" if "=" in fragment else urllib.parse.unquote(fragment)))
+    return found
+
+
+def test_every_link_of_the_shipped_site_reaches_its_page_and_element(shipped) -> None:
+    out, _ = shipped
+    ids: dict[Path, set[str]] = {}
+    for page in pages(out):
+        for target, fragment in internal_links(out, page):
+            assert target.is_file(), (page, target)
+            if fragment:
+                if target not in ids:
+                    ids[target] = set(re.findall(r'\bid="([^"]+)"', target.read_text()))
+                assert fragment in ids[target], (page, target.name, fragment)
+
+
+def test_stage_cards_link_to_their_technology_and_to_other_atlases(shipped) -> None:
+    out, _ = shipped
+    document = Index(export.read(next(out.glob("execution-atlas-*.json")))).document
+    technologies = {t.id for t in document.technologies}
+    tech_page = (out / "technologies" / "index.html").read_text()
+    for tech in technologies:
+        assert f'id="technology-{tech}"' in tech_page, tech
+    for atlas in document.atlases:
+        html = (out / atlas.id / "index.html").read_text()
+        for other in document.atlases:  # the atlas pages link to each other
+            assert f'href="../{other.id}/index.html"' in html
+        for stage in document.stages:
+            if atlas.id not in stage.atlases:
+                continue
+            card = re.search(
+                rf'<article class="card" id="stage-{stage.id}">(.*?)</article>', html, re.DOTALL
+            )
+            assert card, (atlas.id, stage.id)
+            if stage.technology in technologies:
+                link = f'href="../technologies/index.html#technology-{stage.technology}"'
+                assert link in card.group(1), (atlas.id, stage.id)
+            for other in set(stage.atlases) - {atlas.id}:
+                assert f'href="../{other}/index.html#stage-{stage.id}"' in card.group(1)
+    # and each technology's entry links back to its stages
+    assert 'href="../pytorch/index.html#stage-triton-compiler"' in tech_page
+
+
+def test_the_full_graph_shows_how_the_atlases_connect(shipped) -> None:
+    out, _ = shipped
+    html = (out / "graph.html").read_text()
+    svg = html[html.index("<svg") : html.index("</svg>")]
+    section = html[
+        html.index('id="connections"') : html.index("</section>", html.index('id="connections"'))
+    ]
+    for stage in ("cpu", "nvidia-gpu"):
+        assert svg.count(f'id="g-stage-{stage}"') == 1  # one resource, drawn once
+        assert re.search(rf'<g id="g-stage-{stage}" class="[^"]*\bshared\b', svg)
+        row = re.search(rf'<tr id="shared-{stage}">(.*?)</tr>', section, re.DOTALL)
+        assert row, stage
+        for atlas in ("pytorch", "llamacpp"):
+            assert f'href="{atlas}/index.html#stage-{stage}"' in row.group(1)
+    assert len(re.findall(r'class="[^"]*\bstage\b[^"]*\bshared\b', svg)) == len(
+        re.findall(r'<tr id="shared-', section)
+    )
+    assert "thick outline: a stage that several atlases share" in html
+    for atlas in ("pytorch", "llamacpp", "technologies"):
+        assert f'<a href="{atlas}/index.html">' in section
 
 
 def test_cli_builds_from_an_export_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -295,6 +570,15 @@ def test_colours_have_enough_contrast(scheme: str) -> None:
         ("warn-fg", "warn-bg"),
         ("panel", "path"),
         ("fg", "accent-bg"),
+        ("ok-fg", "panel"),
+        ("ok-fg", "bg"),
+        ("ok-fg", "ok-bg"),
+        ("fg", "ok-bg"),
+        ("muted", "ok-bg"),
+        ("accent", "ok-bg"),
+        ("warn-fg", "panel"),
+        ("muted", "warn-bg"),
+        ("accent", "warn-bg"),
     ]
     for fore, back in text_pairs:
         assert contrast(colours[fore], colours[back]) >= 4.5, (scheme, fore, back)

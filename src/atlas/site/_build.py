@@ -139,6 +139,7 @@ def build(outdir: Path, document: AtlasDocument | None = None) -> BuildReport:
             root="",
             stages=page.stages_of(),
             steps=page.steps_of(),
+            shared=page.shared_stages(),
             drawing=drawings[""],
         ),
     )

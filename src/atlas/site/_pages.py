@@ -11,7 +11,7 @@ import re
 import urllib.parse
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas.errors import AtlasError
 from atlas.models import (
@@ -31,10 +31,24 @@ from atlas.models import (
 from atlas.query import Index
 from atlas.site._graph import Drawing, Edge, Node, draw, wrap
 
-__all__ = ["Page", "PathGroup", "SiteError", "View", "css_token", "groups", "journey"]
+if TYPE_CHECKING:
+    from atlas._witness.record import Excerpt, StepStatus, WitnessRecord
+
+__all__ = [
+    "Page",
+    "PathGroup",
+    "SiteError",
+    "View",
+    "Witnessed",
+    "css_token",
+    "groups",
+    "journey",
+]
 
 KIND_SCHEMES = ("stage-kind", "technology-kind")
 GOLDEN_ANGLE = 137.508
+MAX_EXCERPTS = 4  # per record and step; the rest are in the downloadable data
+_STATUS_ORDER = ("observed", "not-observed", "not-checked")
 
 
 class SiteError(AtlasError, RuntimeError):
@@ -120,6 +134,36 @@ class PathGroup:
         return self.views[0].path.python_ends
 
 
+@dataclass(frozen=True)
+class Witnessed:
+    """What one witness record showed of one step, over all the modes it ran."""
+
+    record: WitnessRecord
+    status: StepStatus  # observed in a mode wins over not-observed, which wins over not-checked
+    modes: tuple[str, ...]  # labels of the modes with this status, e.g. ('eager', 'torch.compile')
+    evidence: tuple[Excerpt, ...]  # the first excerpts, each once
+    more: int  # how many further excerpts the record holds
+    notes: tuple[str, ...]  # why a mode did not observe the step, as 'mode: note'
+
+    @property
+    def status_text(self) -> str:
+        """'observed', 'not observed' or 'not checked'."""
+        return self.status.replace("-", " ")
+
+    @property
+    def day(self) -> dt.date:
+        """The day the run started (UTC)."""
+        return self.record.started_at.astimezone(dt.UTC).date()
+
+    @property
+    def sentence(self) -> str:
+        """'observed on NVIDIA H200 with torch 2.11.0+cu130 on 2026-12-02'."""
+        return (
+            f"{self.status_text} on {self.record.device_name} with torch"
+            f" {self.record.versions.torch} on {self.day.isoformat()}"
+        )
+
+
 def journey(views: Sequence[View]) -> list[JourneyStep]:
     """Every step of these views once: the first view's in journey order, then the others'."""
     found: dict[str, JourneyStep] = {}
@@ -145,6 +189,7 @@ class Page:
         self.index = Index(document)
         self.download = f"execution-atlas-{document.version}.json"
         self.atlases = _ordered(document.atlases)
+        self._witnessed = self._witness_index()
 
     # --- lookups ------------------------------------------------------------------------
     def concept(self, concept_id: str) -> Concept:
@@ -176,6 +221,15 @@ class Page:
         """The label of an atlas (its id when unknown)."""
         found = self.index.atlases.get(atlas_id)
         return found.label if found else atlas_id
+
+    def atlas_names(self, atlas_ids: Iterable[str]) -> str:
+        """'the PyTorch and llama.cpp atlases' (in the order of the atlases)."""
+        wanted = set(atlas_ids)
+        labels = [a.label for a in self.atlases if a.id in wanted]
+        labels += sorted(wanted - {a.id for a in self.atlases})
+        if len(labels) == 1:
+            return f"the {labels[0]} atlas"
+        return f"the {', '.join(labels[:-1])} and {labels[-1]} atlases"
 
     def stages_of(self, atlas: Atlas | None = None) -> list[Stage]:
         """The live stages of an atlas (of every atlas: ``None``), in curated order."""
@@ -318,12 +372,111 @@ class Page:
         )
         if any(s.executes_in_python for s in stages):
             text += " A dashed box groups the stages that run in the Python interpreter."
+        shared = self.shared_stages() if atlas is None else []
+        if shared:
+            names = ", ".join(s.label for s in shared)
+            text += (
+                f" The stages that several atlases share ({names}) are drawn once, with a thick"
+                " outline; the steps of each atlas lead to them."
+            )
         if view is not None:
             text += (
                 f" Highlighted: {view.path.summary}; every other stage and step is faded."
                 " The same path is listed step by step next to the drawing."
             )
         return text
+
+    # --- witness records ----------------------------------------------------------------
+    def witnesses_of(self, atlas: Atlas | None = None) -> list[WitnessRecord]:
+        """The witness records of an atlas (of every atlas: ``None``), oldest first."""
+        return sorted(
+            (w for w in self.document.witnesses if atlas is None or w.atlas == atlas.id),
+            key=lambda w: (w.started_at, w.id),
+        )
+
+    def witnessed(self, step_id: str) -> tuple[Witnessed, ...]:
+        """What each witness record showed of a step; records that did not look are left out."""
+        return self._witnessed.get(step_id, ())
+
+    def mode_label(self, record: WitnessRecord, mode: str) -> str:
+        """The label of a record's mode in its atlas, e.g. 'torch.compile' (else the name)."""
+        atlas = self.index.atlases.get(record.atlas)
+        for scheme in self.dimensions(atlas) if atlas else []:
+            for value in scheme.values:
+                if value.name == mode:
+                    return value.label
+        return mode
+
+    def undocumented(self, record: WitnessRecord) -> list[str]:
+        """Ids of steps the record observed that its atlas does not document (or retired)."""
+        atlas = self.index.atlases.get(record.atlas)
+        known = {s.id for s in self.steps_of(atlas)} if atlas else set()
+        return [s for s in record.observed_steps() if s not in known]
+
+    def _witness_index(self) -> dict[str, tuple[Witnessed, ...]]:
+        found: dict[str, list[Witnessed]] = {}
+        for record in self.witnesses_of():
+            by_step: dict[str, list[tuple[str, Any]]] = {}
+            for mode in record.modes:
+                for observation in mode.steps:
+                    by_step.setdefault(observation.step, []).append((mode.mode, observation))
+            for step_id, seen in by_step.items():
+                status = min((o.status for _, o in seen), key=_STATUS_ORDER.index)
+                chosen = [(m, o) for m, o in seen if o.status == status]
+                excerpts = list(dict.fromkeys(e for _, o in chosen for e in o.evidence))
+                notes = [
+                    f"{self.mode_label(record, m)}: {o.note}"
+                    for m, o in seen
+                    if o.note and (o.status != "observed")
+                ]
+                found.setdefault(step_id, []).append(
+                    Witnessed(
+                        record=record,
+                        status=status,
+                        modes=tuple(dict.fromkeys(self.mode_label(record, m) for m, _ in chosen)),
+                        evidence=tuple(excerpts[:MAX_EXCERPTS]),
+                        more=max(0, len(excerpts) - MAX_EXCERPTS),
+                        notes=tuple(dict.fromkeys(notes)),
+                    )
+                )
+        return {step: tuple(items) for step, items in found.items()}
+
+    # --- technologies and links between atlases -----------------------------------------
+    def technology_page(self) -> str | None:
+        """The page, relative to the site root, that has an entry for every technology."""
+        for atlas in self.atlases:
+            if self.relations_of(atlas) and not self.stages_of(atlas):
+                return f"{atlas.id}/index.html"
+        return "graph.html" if self.document.technologies else None
+
+    def technology_href(self, technology_id: str) -> str | None:
+        """The link, relative to the site root, to a technology's entry (``None``: no entry)."""
+        page = self.technology_page()
+        if page is None or technology_id not in self.index.technologies:
+            return None
+        return f"{page}#technology-{technology_id}"
+
+    def stages_of_technology(self, technology_id: str) -> list[Stage]:
+        """The live stages that belong to a technology, in curated order."""
+        return [s for s in self.stages_of() if s.technology == technology_id]
+
+    def stage_href(self, stage: Stage, atlas_id: str | None = None) -> str:
+        """The link, relative to the site root, to a stage's card (in ``atlas_id``'s page)."""
+        page = atlas_id if atlas_id in stage.atlases else stage.atlases[0]
+        return f"{page}/index.html#stage-{stage.id}"
+
+    def shared_stages(self) -> list[Stage]:
+        """The live stages that several atlases share, in curated order."""
+        return [s for s in self.stages_of() if len(set(s.atlases)) > 1]
+
+    def shared_technologies(self) -> list[tuple[Technology, list[str]]]:
+        """Technologies whose stages are in several atlases, with those atlases' ids."""
+        found = []
+        for tech in self.technologies():
+            atlases = {a for s in self.stages_of_technology(tech.id) for a in s.atlases}
+            if len(atlases) > 1:
+                found.append((tech, [a.id for a in self.atlases if a.id in atlases]))
+        return found
 
     # --- views and drawings -------------------------------------------------------------
     def views(self, atlas: Atlas) -> list[View]:
@@ -384,6 +537,7 @@ class Page:
                 on_stage.setdefault(stage.id, []).append(f"on-{view.slug}")
             for journey_step in view.path.steps:
                 on_step.setdefault(journey_step.id, []).append(f"on-{view.slug}")
+        shared = {s.id for s in self.shared_stages()} if atlas is None else set()
         nodes = [
             Node(
                 id=s.id,
@@ -391,9 +545,11 @@ class Page:
                 classes=(
                     "stage",
                     f"kind-{css_token(s.kind.split('/', 1)[-1])}",
+                    *(("shared",) if s.id in shared else ()),
                     *on_stage.get(s.id, ()),
                 ),
-                tooltip=f"{s.label} ({self.kind_label(s.kind)})",
+                tooltip=f"{s.label} ({self.kind_label(s.kind)})"
+                + (f"; in {self.atlas_names(s.atlases)}" if s.id in shared else ""),
                 python=s.executes_in_python,
             )
             for s in stages
