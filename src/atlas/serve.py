@@ -220,17 +220,26 @@ class _Pool:
 
     async def _replace(self, worker: _Worker) -> None:
         await asyncio.to_thread(self._kill, worker)
-        if not self._closed:
-            self._idle.put_nowait(await asyncio.to_thread(self._spawn))
+        for _ in range(3):  # a worker that fails to start is tried again, then given up
+            if self._closed:
+                return
+            with contextlib.suppress(ServeError):
+                self._idle.put_nowait(await asyncio.to_thread(self._spawn))
+                return
 
     async def run(self, query: str, fmt: str) -> tuple[Any, ...]:
         """The worker's reply to a query; raises :class:`_QueryTimeoutError` at the deadline."""
         deadline = time.monotonic() + self.settings.timeout
         try:
-            worker = await asyncio.wait_for(self._idle.get(), self.settings.timeout)
+            async with asyncio.timeout(self.settings.timeout):
+                worker = await self._idle.get()
         except TimeoutError:
             raise _QueryTimeoutError from None
-        worker.conn.send((query, fmt, self.settings.max_rows))
+        try:
+            worker.conn.send((query, fmt, self.settings.max_rows))
+        except (OSError, ValueError):  # the worker died while idle
+            self._background(self._replace(worker))
+            return ("error", 503, "a query worker stopped; send the query again")
         # Shielded: if the client goes away, the worker still comes back to the pool.
         job = self._background(self._finish(worker, max(0.0, deadline - time.monotonic())))
         reply = await asyncio.shield(job)
