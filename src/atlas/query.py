@@ -10,6 +10,9 @@ import functools
 import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from atlas import _resources
 from atlas.errors import CycleError, DatasetError, Problem, UnknownIdError, UnknownValueError
@@ -64,7 +67,25 @@ class _AtlasIndex:
     atlas: Atlas
     dimensions: tuple[_Dimension, ...]
     steps: tuple[Step, ...]  # live (not deprecated) steps, in curated order
-    conditions: tuple[tuple[frozenset[str] | None, ...], ...]  # per step, per dimension
+    masks: Mapping[str, int]  # value id -> bit i set when steps[i] applies under that value
+    rank: Mapping[str, tuple[bool, int, str]]  # stage id -> its tie-breaking rank
+
+
+_T = TypeVar("_T", bound=BaseModel)
+
+
+def _build(cls: type[_T], fields: dict[str, object]) -> _T:
+    """An instance of a frozen model from already-valid fields, without validation.
+
+    What ``model_construct`` does for a model whose every field is given, at a fraction of its
+    cost; used on the hot path for results assembled from validated records.
+    """
+    instance = cls.__new__(cls)
+    object.__setattr__(instance, "__dict__", fields)
+    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(instance, "__pydantic_extra__", None)
+    object.__setattr__(instance, "__pydantic_private__", None)
+    return instance
 
 
 class Index:
@@ -152,17 +173,18 @@ class Index:
             (s for s in self.document.steps if s.atlas == atlas.id and not s.deprecated),
             key=lambda s: (s.order is None, s.order or 0, s.id),
         )
-        conditions = []
-        for step in live:
-            per_dim: list[frozenset[str] | None] = []
-            for dim in dimensions:
-                if dim.scheme.id in step.when_any:
-                    per_dim.append(None)
-                else:
-                    prefix = dim.scheme.id + "/"
-                    per_dim.append(frozenset(v for v in step.when if v.startswith(prefix)))
-            conditions.append(tuple(per_dim))
-        built = _AtlasIndex(atlas, tuple(dimensions), tuple(live), tuple(conditions))
+        masks: dict[str, int] = {}
+        for dim in dimensions:
+            for value in dim.scheme.values:
+                masks[value.id] = sum(
+                    1 << i
+                    for i, step in enumerate(live)
+                    if dim.scheme.id in step.when_any or value.id in step.when
+                )
+        rank = {
+            sid: (stage.order is None, stage.order or 0, sid) for sid, stage in self.stages.items()
+        }
+        built = _AtlasIndex(atlas, tuple(dimensions), tuple(live), masks, rank)
         self._atlas_index[atlas.id] = built
         return built
 
@@ -232,12 +254,10 @@ class Index:
 
     def _compute(self, atlas: Atlas, chosen: tuple[Concept, ...]) -> ExecutionPath:
         aindex = self._index_of(atlas)
-        selected = [c.id for c in chosen]
-        matching = [
-            step
-            for step, conds in zip(aindex.steps, aindex.conditions, strict=True)
-            if all(c is None or v in c for c, v in zip(conds, selected, strict=True))
-        ]
+        mask = (1 << len(aindex.steps)) - 1
+        for concept in chosen:
+            mask &= aindex.masks[concept.id]
+        matching = [step for i, step in enumerate(aindex.steps) if mask >> i & 1]
         outgoing: dict[str, list[Step]] = {}
         for step in matching:
             outgoing.setdefault(step.from_stage, []).append(step)
@@ -250,24 +270,27 @@ class Index:
                     reached.add(step.to_stage)
                     todo.append(step.to_stage)
         steps = [s for s in matching if s.from_stage in reached]
-        order = self._topological(atlas, steps)
+        order = self._topological(atlas, steps, aindex.rank)
         position = {sid: i for i, sid in enumerate(order)}
-        steps.sort(key=lambda s: (position[s.from_stage], s.order is None, s.order or 0, s.id))
+        steps.sort(key=lambda s: position[s.from_stage])  # stable: curated order breaks ties
         journey = []
         for number, step in enumerate(steps, start=1):
             evidence = self._evidence.get(step.id)
             if evidence is None:
                 evidence = self._evidence[step.id] = self.evidence(step.citations)
             journey.append(
-                JourneyStep.model_construct(
-                    number=number,
-                    step=step,
-                    from_stage=self.stage(step.from_stage),
-                    to_stage=self.stage(step.to_stage),
-                    evidence=evidence,
+                _build(
+                    JourneyStep,
+                    {
+                        "number": number,
+                        "step": step,
+                        "from_stage": self.stages[step.from_stage],
+                        "to_stage": self.stages[step.to_stage],
+                        "evidence": evidence,
+                    },
                 )
             )
-        stages = tuple(self.stage(sid) for sid in order)
+        stages = tuple(self.stages[sid] for sid in order)
         summary = (
             " ".join(c.phrase for c in chosen)
             + f": {len(stages)} stage{'s' * (len(stages) != 1)},"
@@ -278,43 +301,40 @@ class Index:
             for j in journey
             if j.from_stage.executes_in_python and not j.to_stage.executes_in_python
         )
-        return ExecutionPath.model_construct(
-            atlas=atlas.id,
-            selection=chosen,
-            summary=summary,
-            stages=stages,
-            steps=tuple(journey),
-            python_ends=ends,
+        return _build(
+            ExecutionPath,
+            {
+                "atlas": atlas.id,
+                "selection": chosen,
+                "summary": summary,
+                "stages": stages,
+                "steps": tuple(journey),
+                "python_ends": ends,
+            },
         )
 
-    def _topological(self, atlas: Atlas, steps: list[Step]) -> list[str]:
+    def _topological(
+        self, atlas: Atlas, steps: list[Step], rank: Mapping[str, tuple[bool, int, str]]
+    ) -> list[str]:
         """Kahn's algorithm from the entry stage; ties broken by curated order, then id."""
-        nodes: set[str] = set()  # the endpoints of the path's steps: no steps, no stages
+        # the endpoints of the path's steps (no steps, no stages), each with its in-degree
         indegree: dict[str, int] = {}
-        for step in steps:
-            nodes.update((step.from_stage, step.to_stage))
-        for node in nodes:
-            indegree[node] = 0
-        for step in steps:
-            indegree[step.to_stage] += 1
-
-        def rank(sid: str) -> tuple[bool, int, str]:
-            stage = self.stage(sid)
-            return (stage.order is None, stage.order or 0, sid)
-
-        ready = [(rank(n), n) for n in nodes if indegree[n] == 0]
-        heapq.heapify(ready)
-        order: list[str] = []
         outgoing: dict[str, list[str]] = {}
         for step in steps:
+            indegree.setdefault(step.from_stage, 0)
+            indegree[step.to_stage] = indegree.get(step.to_stage, 0) + 1
             outgoing.setdefault(step.from_stage, []).append(step.to_stage)
+        nodes = indegree.keys()
+        ready = [(rank[n], n) for n, degree in indegree.items() if degree == 0]
+        heapq.heapify(ready)
+        order: list[str] = []
         while ready:
             _, node = heapq.heappop(ready)
             order.append(node)
             for target in outgoing.get(node, ()):
                 indegree[target] -= 1
                 if indegree[target] == 0:
-                    heapq.heappush(ready, (rank(target), target))
+                    heapq.heappush(ready, (rank[target], target))
         if len(order) != len(nodes):
             stuck = sorted(n for n in nodes if n not in order)
             cycle_steps = sorted(

@@ -11,11 +11,44 @@ re-exported here, so that ``atlas._witness.compare`` stays the module).
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
+from typing import TYPE_CHECKING
 
-from atlas._witness.compare import ModeComparison, StepComparison
 from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
-from atlas._witness.record import WitnessRecord, dump_json, json_schema, load_record, to_trig
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from atlas._witness.compare import ModeComparison, StepComparison
+    from atlas._witness.record import (
+        WitnessRecord,
+        dump_json,
+        json_schema,
+        load_record,
+        to_trig,
+    )
+
+# Imported on first use, so that ``atlas --help`` does not build the record models.
+_LAZY = {
+    "ModeComparison": "atlas._witness.compare",
+    "StepComparison": "atlas._witness.compare",
+    "WitnessRecord": "atlas._witness.record",
+    "dump_json": "atlas._witness.record",
+    "json_schema": "atlas._witness.record",
+    "load_record": "atlas._witness.record",
+    "to_trig": "atlas._witness.record",
+}
+
+
+def __getattr__(name: str) -> object:
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'atlas._witness' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ModeComparison",
@@ -57,6 +90,7 @@ def witness(
 def shipped_records() -> tuple[WitnessRecord, ...]:
     """The witness records shipped with the data (``dataset/witness/*.json``), by id."""
     from atlas._resources import dataset_dir  # noqa: PLC0415
+    from atlas._witness.record import WitnessRecord  # noqa: PLC0415
 
     folder = dataset_dir() / "witness"
     if not folder.is_dir():

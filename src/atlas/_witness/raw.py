@@ -31,7 +31,7 @@ RawDevice = Literal["cpu", "nvidia-gpu"]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Versions(_Frozen):

@@ -85,7 +85,7 @@ Source = Literal[
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Excerpt(_Frozen):
@@ -183,7 +183,7 @@ class WitnessRecord(_Frozen):
     )
     modes: tuple[ModeWitness, ...] = Field(min_length=1, description="One entry per mode run.")
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
 
     @property
     def iri(self) -> str:
