@@ -69,6 +69,11 @@ class _AtlasIndex:
     steps: tuple[Step, ...]  # live (not deprecated) steps, in curated order
     masks: Mapping[str, int]  # value id -> bit i set when steps[i] applies under that value
     rank: Mapping[str, tuple[bool, int, str]]  # stage id -> its tie-breaking rank
+    # stage id -> position in one journey order of all live steps together, when they have one
+    # (no cycle): the order of any path is then this order restricted to its stages
+    position: Mapping[str, int] | None
+    # with a position: (bit, step) of the live steps by the position of their from-stage
+    journey: tuple[tuple[int, Step], ...]
 
 
 _T = TypeVar("_T", bound=BaseModel)
@@ -104,7 +109,7 @@ class Index:
         self._paths: dict[tuple[str, tuple[str, ...]], ExecutionPath] = {}
         # path() calls by their raw arguments, so that a repeated call skips resolving values
         self._calls: dict[tuple[object, ...], ExecutionPath] = {}
-        self._evidence: dict[str, tuple[Evidence, ...]] = {}
+        self._journey: dict[tuple[str, int], JourneyStep] = {}  # a step at a position
 
     # --- lookups -----------------------------------------------------------------------
     def atlas(self, name: str) -> Atlas:
@@ -155,20 +160,21 @@ class Index:
         return tuple(items)
 
     # --- paths -------------------------------------------------------------------------
+    def _dimension(self, scheme_id: str) -> _Dimension:
+        scheme = self.schemes.get(scheme_id)
+        if scheme is None:
+            raise UnknownIdError("dimension", scheme_id, sorted(self.schemes))
+        lookup: dict[str, Concept] = {}
+        for value in scheme.values:
+            for key in (value.id, value.name, value.label, *value.alt_labels):
+                lookup.setdefault(_fold(key), value)
+        return _Dimension(scheme, lookup)
+
     def _index_of(self, atlas: Atlas) -> _AtlasIndex:
         cached = self._atlas_index.get(atlas.id)
         if cached is not None:
             return cached
-        dimensions = []
-        for scheme_id in atlas.dimensions:
-            scheme = self.schemes.get(scheme_id)
-            if scheme is None:
-                raise UnknownIdError("dimension", scheme_id, sorted(self.schemes))
-            lookup: dict[str, Concept] = {}
-            for value in scheme.values:
-                for key in (value.id, value.name, value.label, *value.alt_labels):
-                    lookup.setdefault(_fold(key), value)
-            dimensions.append(_Dimension(scheme, lookup))
+        dimensions = [self._dimension(scheme_id) for scheme_id in atlas.dimensions]
         live = sorted(
             (s for s in self.document.steps if s.atlas == atlas.id and not s.deprecated),
             key=lambda s: (s.order is None, s.order or 0, s.id),
@@ -184,7 +190,19 @@ class Index:
         rank = {
             sid: (stage.order is None, stage.order or 0, sid) for sid, stage in self.stages.items()
         }
-        built = _AtlasIndex(atlas, tuple(dimensions), tuple(live), masks, rank)
+        try:
+            whole = self._topological(atlas, live, rank)
+        except CycleError:
+            position = None  # some paths may still be acyclic: each is sorted on its own
+        else:
+            position = {sid: i for i, sid in enumerate(whole)}
+        journey: tuple[tuple[int, Step], ...] = ()
+        if position is not None:
+            where = position
+            journey = tuple(
+                sorted(enumerate(live), key=lambda item: where[item[1].from_stage])  # stable
+            )
+        built = _AtlasIndex(atlas, tuple(dimensions), tuple(live), masks, rank, position, journey)
         self._atlas_index[atlas.id] = built
         return built
 
@@ -257,29 +275,16 @@ class Index:
         mask = (1 << len(aindex.steps)) - 1
         for concept in chosen:
             mask &= aindex.masks[concept.id]
-        matching = [step for i, step in enumerate(aindex.steps) if mask >> i & 1]
-        outgoing: dict[str, list[Step]] = {}
-        for step in matching:
-            outgoing.setdefault(step.from_stage, []).append(step)
-        entry = atlas.entry_stage or ""
-        reached = {entry}
-        todo = [entry]
-        while todo:
-            for step in outgoing.get(todo.pop(), ()):
-                if step.to_stage not in reached:
-                    reached.add(step.to_stage)
-                    todo.append(step.to_stage)
-        steps = [s for s in matching if s.from_stage in reached]
-        order = self._topological(atlas, steps, aindex.rank)
-        position = {sid: i for i, sid in enumerate(order)}
-        steps.sort(key=lambda s: position[s.from_stage])  # stable: curated order breaks ties
+        if aindex.position is not None:
+            steps, order = self._walk_in_order(aindex, mask)
+        else:
+            steps, order = self._walk(aindex, mask)
         journey = []
         for number, step in enumerate(steps, start=1):
-            evidence = self._evidence.get(step.id)
-            if evidence is None:
-                evidence = self._evidence[step.id] = self.evidence(step.citations)
-            journey.append(
-                _build(
+            cached = self._journey.get((step.id, number))
+            if cached is None:
+                evidence = self.evidence(step.citations)
+                cached = _build(
                     JourneyStep,
                     {
                         "number": number,
@@ -289,7 +294,8 @@ class Index:
                         "evidence": evidence,
                     },
                 )
-            )
+                self._journey[(step.id, number)] = cached
+            journey.append(cached)
         stages = tuple(self.stages[sid] for sid in order)
         summary = (
             " ".join(c.phrase for c in chosen)
@@ -312,6 +318,40 @@ class Index:
                 "python_ends": ends,
             },
         )
+
+    @staticmethod
+    def _walk_in_order(aindex: _AtlasIndex, mask: int) -> tuple[list[Step], list[str]]:
+        """The path's steps and stages, in one pass over the atlas's journey order."""
+        entry = aindex.atlas.entry_stage or ""
+        reached = {entry}
+        steps: list[Step] = []
+        for bit, step in aindex.journey:  # a from-stage is only ever reached by earlier steps
+            if mask >> bit & 1 and step.from_stage in reached:
+                steps.append(step)
+                reached.add(step.to_stage)
+        reached.discard(entry)
+        assert aindex.position is not None  # noqa: S101 - the caller checks it
+        order = sorted({s.from_stage for s in steps} | reached, key=aindex.position.__getitem__)
+        return steps, order
+
+    def _walk(self, aindex: _AtlasIndex, mask: int) -> tuple[list[Step], list[str]]:
+        """The path's steps and stages when the atlas as a whole has a cycle (Kahn per path)."""
+        matching = [step for i, step in enumerate(aindex.steps) if mask >> i & 1]
+        outgoing: dict[str, list[Step]] = {}
+        for step in matching:
+            outgoing.setdefault(step.from_stage, []).append(step)
+        reached = {aindex.atlas.entry_stage or ""}
+        todo = list(reached)
+        while todo:
+            for step in outgoing.get(todo.pop(), ()):
+                if step.to_stage not in reached:
+                    reached.add(step.to_stage)
+                    todo.append(step.to_stage)
+        steps = [s for s in matching if s.from_stage in reached]
+        order = self._topological(aindex.atlas, steps, aindex.rank)
+        position = {sid: i for i, sid in enumerate(order)}
+        steps.sort(key=lambda s: position[s.from_stage])  # stable: curated order breaks ties
+        return steps, order
 
     def _topological(
         self, atlas: Atlas, steps: list[Step], rank: Mapping[str, tuple[bool, int, str]]
