@@ -33,7 +33,7 @@ import loadtest  # noqa: E402
 import synthetic  # noqa: E402
 
 from atlas import _resources, store  # noqa: E402
-from atlas.models import BASE_IRI  # noqa: E402
+from atlas._iri import BASE_IRI  # noqa: E402
 
 PYTHON = sys.executable
 ATLAS = str(Path(PYTHON).with_name("atlas"))

@@ -18,10 +18,10 @@ from pathlib import Path
 import pyoxigraph
 
 from atlas import store
+from atlas._iri import BASE_IRI, ID_KINDS
 from atlas._results import PREFIXES
-from atlas.models import BASE_IRI
 
-KINDS = ("atlas", "stage", "step", "citation", "technology", "scheme", "relation")
+KINDS = ID_KINDS
 EA = f"{BASE_IRI}vocab#"
 RDF_TYPE = pyoxigraph.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
 IDENTIFIER = pyoxigraph.NamedNode("http://purl.org/dc/terms/identifier")

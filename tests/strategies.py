@@ -24,8 +24,9 @@ from typing import Any
 from hypothesis import strategies as st
 from rdflib import Literal
 
+from atlas._iri import BASE_IRI
 from atlas._vocab import context
-from atlas.models import BASE_IRI, LICENSE_URL, AtlasDocument
+from atlas.models import LICENSE_URL, AtlasDocument
 from atlas.turtle import TurtleFile
 
 __all__ = ["atlas_documents", "to_turtle"]

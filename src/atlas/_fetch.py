@@ -15,11 +15,13 @@ from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
+from atlas._iri import BASE_IRI
 from atlas.errors import Problem
-from atlas.models import BASE_IRI, AtlasDocument
 
 if TYPE_CHECKING:
     import httpx
+
+    from atlas.models import AtlasDocument
 
 __all__ = ["FetchPolicy", "Page", "fetch", "html_text", "online_problems", "refusal"]
 

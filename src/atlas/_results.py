@@ -18,6 +18,8 @@ from typing import Any, TypeAlias
 
 import pyoxigraph
 
+from atlas._iri import BASE_IRI, ID_KINDS, NAMESPACES
+
 __all__ = [
     "BASE_IRI",
     "FORMATS",
@@ -36,28 +38,10 @@ Term: TypeAlias = (
     pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal | pyoxigraph.Triple
 )
 
-#: The base of every IRI of the atlas (``atlas.models.BASE_IRI``, repeated here so that SPARQL
-#: needs neither pydantic nor the models: a test checks that the two agree).
-BASE_IRI = "https://w3id.org/execution-atlas/"
-
-#: Prefixes used to shorten IRIs in tables and Turtle: the vocabulary's (those of
-#: ``atlas._vocab.NAMESPACES``, checked by a test), and one per kind of id.
+#: Prefixes used to shorten IRIs in tables and Turtle: the vocabularies', and one per kind of id.
 PREFIXES: dict[str, str] = {
-    "ea": f"{BASE_IRI}vocab#",
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "owl": "http://www.w3.org/2002/07/owl#",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-    "skos": "http://www.w3.org/2004/02/skos/core#",
-    "dcterms": "http://purl.org/dc/terms/",
-    "dcat": "http://www.w3.org/ns/dcat#",
-    "oa": "http://www.w3.org/ns/oa#",
-    "prov": "http://www.w3.org/ns/prov#",
-    "pav": "http://purl.org/pav/",
-    **{
-        kind: f"{BASE_IRI}{kind}/"
-        for kind in ("atlas", "stage", "step", "citation", "technology", "scheme", "relation")
-    },
+    **NAMESPACES,
+    **{kind: f"{BASE_IRI}{kind}/" for kind in ID_KINDS},
 }
 
 _XSD = PREFIXES["xsd"]

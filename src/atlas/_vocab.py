@@ -10,23 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from atlas.models import BASE_IRI
+from atlas._iri import BASE_IRI, NAMESPACES
 
 __all__ = ["CLASSES", "NAMESPACES", "ClassMap", "Term", "context", "expand"]
-
-NAMESPACES: dict[str, str] = {
-    "ea": f"{BASE_IRI}vocab#",
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "owl": "http://www.w3.org/2002/07/owl#",
-    "xsd": "http://www.w3.org/2001/XMLSchema#",
-    "skos": "http://www.w3.org/2004/02/skos/core#",
-    "dcterms": "http://purl.org/dc/terms/",
-    "dcat": "http://www.w3.org/ns/dcat#",
-    "oa": "http://www.w3.org/ns/oa#",
-    "prov": "http://www.w3.org/ns/prov#",
-    "pav": "http://purl.org/pav/",
-}
 
 Kind = Literal["str", "strs", "ref", "refs", "date", "bool", "int", "nested", "reverse"]
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from atlas._iri import BASE_IRI
 from atlas.errors import Problem
-from atlas.models import BASE_IRI, AtlasDocument
+from atlas.models import AtlasDocument
 
 __all__ = ["Change", "Diff", "bumped", "diff", "diff_files"]
 

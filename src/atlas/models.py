@@ -33,7 +33,8 @@ __all__ = [
     "Technology",
 ]
 
-BASE_IRI = "https://w3id.org/execution-atlas/"
+from atlas._iri import BASE_IRI
+
 SCHEMA_VERSION = "1.0.0"
 SCHEMA_URL = f"{BASE_IRI}schema/atlas-{SCHEMA_VERSION.split('.', 1)[0]}.schema.json"
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"

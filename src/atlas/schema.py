@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas import _resources
+from atlas._iri import BASE_IRI
 from atlas._vocab import CLASSES, NAMESPACES, expand
 from atlas.errors import Problem
-from atlas.models import BASE_IRI, SCHEMA_URL, AtlasDocument
+from atlas.models import SCHEMA_URL, AtlasDocument
 
 if TYPE_CHECKING:
     import rdflib

@@ -22,9 +22,10 @@ from rdflib import RDF, BNode, Literal, URIRef
 from rdflib.plugins.parsers.notation3 import BadSyntax
 
 from atlas import _resources
+from atlas._iri import BASE_IRI
 from atlas._vocab import CLASSES, COLLECTIONS, NAMESPACES, ClassMap, Term, context, expand
 from atlas.errors import DatasetError, Problem
-from atlas.models import BASE_IRI, AtlasDocument
+from atlas.models import AtlasDocument
 from atlas.schema import quiet_rdflib
 
 if TYPE_CHECKING:

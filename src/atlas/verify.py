@@ -14,13 +14,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from atlas._iri import BASE_IRI
 from atlas.errors import CycleError, DatasetError, Problem
-from atlas.models import BASE_IRI, Atlas, AtlasDocument
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
     from atlas._fetch import FetchPolicy
+    from atlas.models import Atlas, AtlasDocument
     from atlas.turtle import TurtleFile
 
 __all__ = [
