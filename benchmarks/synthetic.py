@@ -1,10 +1,11 @@
 """Synthetic atlas sets of a chosen size, with the shape of the real data.
 
 The shipped graph is copied as often as needed; copy k renames every id of the atlas (atlases,
-schemes and their values, stages, steps, citations, technologies, relations) with a ``-kK``
-suffix, every source URL with a ``#copy-K`` fragment, and every blank node, so the copies are
-disjoint and each is a complete, valid dataset: copy k of the PyTorch atlas is ``pytorch-kK`` with
-the dimensions ``pytorch-mode-kK`` and ``pytorch-device-kK``. One Turtle file per copy.
+schemes and their values, stages, steps, citations, technologies, relations, source records)
+with a ``-kK`` suffix, every source URL with a ``#copy-K`` fragment, and every blank node, so the
+copies are disjoint and each is a complete, valid dataset: copy k of the PyTorch atlas is
+``pytorch-kK`` with the dimensions ``pytorch-mode-kK`` and ``pytorch-device-kK``. One Turtle file
+per copy.
 
     python benchmarks/synthetic.py 100k /tmp/atlas-100k
 """
@@ -23,8 +24,6 @@ from atlas._results import PREFIXES
 
 KINDS = ID_KINDS
 EA = f"{BASE_IRI}vocab#"
-RDF_TYPE = pyoxigraph.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
-IDENTIFIER = pyoxigraph.NamedNode("http://purl.org/dc/terms/identifier")
 
 
 def parse_size(text: str) -> int:
@@ -35,13 +34,10 @@ def parse_size(text: str) -> int:
 
 
 def _base() -> tuple[list[pyoxigraph.Triple], set[str]]:
-    """The shipped triples, and the IRIs kept per copy: the sources."""
+    """The shipped triples, and the URLs of the sources (given a fragment per copy)."""
     triples = [q.triple for q in store.store()]
-    sources = {
-        t.subject.value
-        for t in triples
-        if t.predicate == RDF_TYPE and t.object == pyoxigraph.NamedNode(f"{EA}Source")
-    }
+    page = pyoxigraph.NamedNode("http://xmlns.com/foaf/0.1/page")
+    sources = {t.object.value for t in triples if t.predicate == page}
     return triples, sources
 
 
@@ -99,11 +95,7 @@ def generate(size: int, folder: Path) -> tuple[int, int]:
             for t in triples:
                 if t.subject == dataset:
                     continue  # one dataset description for the whole set
-                obj = t.object
-                if t.predicate == IDENTIFIER and t.subject.value in sources:
-                    obj = pyoxigraph.Literal(f"{obj.value}-k{copy}")
-                else:
-                    obj = _rename(obj, copy, sources, shared, memo)
+                obj = _rename(t.object, copy, sources, shared, memo)
                 out.append(
                     pyoxigraph.Triple(
                         _rename(t.subject, copy, sources, shared, memo),  # type: ignore[arg-type]

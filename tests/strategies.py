@@ -284,6 +284,7 @@ _PREFIXES = """\
 @prefix oa: <http://www.w3.org/ns/oa#> .
 @prefix prov: <http://www.w3.org/ns/prov#> .
 @prefix pav: <http://purl.org/pav/> .
+@prefix foaf: <http://xmlns.com/foaf/0.1/> .
 """
 
 
@@ -425,8 +426,8 @@ def to_turtle(document: AtlasDocument) -> list[TurtleFile]:  # noqa: C901 - a bl
         )
     for source in document.sources:
         files["sources.ttl"].append(
-            _Block(f"<{source.url}>", "ea:Source")
-            .add("dcterms:identifier", _text(source.id))
+            _Block(f"<{BASE_IRI}source/{source.id}>", "ea:Source")
+            .add("foaf:page", f"<{source.url}>")
             .add("dcterms:title", _text(source.title))
             .add("dcterms:publisher", _opt(_text, source.publisher))
             .add("pav:version", _opt(_text, source.version))

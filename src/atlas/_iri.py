@@ -22,7 +22,8 @@ NAMESPACES: dict[str, str] = {
     "oa": "http://www.w3.org/ns/oa#",
     "prov": "http://www.w3.org/ns/prov#",
     "pav": "http://purl.org/pav/",
+    "foaf": "http://xmlns.com/foaf/0.1/",
 }
 
 #: The kinds of identifier, each with its IRI base ``BASE_IRI + kind + "/"``.
-ID_KINDS = ("atlas", "stage", "step", "citation", "technology", "scheme", "relation")
+ID_KINDS = ("atlas", "stage", "step", "citation", "technology", "scheme", "relation", "source")

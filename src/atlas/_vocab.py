@@ -161,9 +161,9 @@ CLASSES: dict[str, ClassMap] = {
         ClassMap(
             "Source",
             "ea:Source",
-            "",
+            "source/",
             (
-                _t("id", "dcterms:identifier"),
+                _t("url", "foaf:page", "ref", ""),
                 _t("title", "dcterms:title"),
                 _t("publisher", "dcterms:publisher"),
                 _t("version", "pav:version"),
@@ -172,7 +172,6 @@ CLASSES: dict[str, ClassMap] = {
                 _t("complete", "ea:complete", "bool"),
                 _t("snapshot", "ea:snapshot"),
             ),
-            id_key="url",
         ),
         ClassMap(
             "Technology",
