@@ -74,7 +74,11 @@ def test_swapped_values_are_pointed_out(index: Index) -> None:
 
 
 def test_missing_or_extra_values_are_errors(index: Index) -> None:
-    with pytest.raises(UnknownValueError, match="missing"):
+    with pytest.raises(
+        UnknownValueError,
+        match=r"missing the device for atlas 'toy': give one of X, Y device "
+        r"\(the values go in this order: mode, device\)",
+    ):
         index.path("fast", atlas="toy")
     with pytest.raises(UnknownValueError, match="dimensions mode, device"):
         index.path("fast", "x", "z", atlas="toy")

@@ -16,6 +16,7 @@ __all__ = [
     "AtlasError",
     "CycleError",
     "DatasetError",
+    "MissingValueError",
     "NetworkRefusedError",
     "Problem",
     "UnknownIdError",
@@ -92,6 +93,19 @@ class UnknownValueError(AtlasError, ValueError):
         if extra:
             message += f"; {extra}"
         super().__init__(message)
+
+
+class MissingValueError(UnknownValueError):
+    """A dimension (such as the device) left without a value."""
+
+    def __init__(self, dimension: str, atlas: str, choices: list[str], order: list[str]) -> None:
+        self.value = ""
+        self.choices = tuple(choices)
+        ValueError.__init__(
+            self,
+            f"missing the {dimension} for atlas {atlas!r}: give one of {', '.join(choices)} "
+            f"(the values go in this order: {', '.join(order)})",
+        )
 
 
 class UnknownIdError(AtlasError, LookupError):

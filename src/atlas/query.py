@@ -15,7 +15,14 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from atlas import _resources
-from atlas.errors import CycleError, DatasetError, Problem, UnknownIdError, UnknownValueError
+from atlas.errors import (
+    CycleError,
+    DatasetError,
+    MissingValueError,
+    Problem,
+    UnknownIdError,
+    UnknownValueError,
+)
 from atlas.models import (
     Atlas,
     AtlasDocument,
@@ -232,9 +239,7 @@ class Index:
             name = dim.scheme.label
             if name not in given:
                 labels = [v.label for v in dim.scheme.values]
-                raise UnknownValueError(
-                    f"{name} (missing) for atlas {found.id!r}; value", "", labels
-                )
+                raise MissingValueError(name, found.id, labels, names)
             concept = dim.lookup.get(_fold(given[name]))
             if concept is None:
                 other = [
