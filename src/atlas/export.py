@@ -15,7 +15,7 @@ from typing import Any
 from atlas.errors import DatasetError, Problem
 from atlas.models import AtlasDocument
 
-__all__ = ["build", "dumps", "read", "write"]
+__all__ = ["build", "dumps", "read", "with_witnesses", "write"]
 
 
 def build(files: Any = None) -> AtlasDocument:
@@ -30,13 +30,17 @@ def build(files: Any = None) -> AtlasDocument:
     problems = [p for p in verify.consistency_problems(document) if p.severity == "violation"]
     if problems:
         raise DatasetError(problems, source="Turtle dataset")
-    if files is None:  # the shipped dataset carries its witness records
-        from atlas._witness import shipped_records  # noqa: PLC0415
+    # the shipped dataset carries its witness records
+    return with_witnesses(document) if files is None else document
 
-        records = shipped_records()
-        counts = document.counts.model_copy(update={"witnesses": len(records)})
-        document = document.model_copy(update={"witnesses": records, "counts": counts})
-    return document
+
+def with_witnesses(document: AtlasDocument) -> AtlasDocument:
+    """The document with the shipped witness records (``dataset/witness/*.json``) added."""
+    from atlas._witness import shipped_records  # noqa: PLC0415
+
+    records = shipped_records()
+    counts = document.counts.model_copy(update={"witnesses": len(records)})
+    return document.model_copy(update={"witnesses": records, "counts": counts})
 
 
 def to_data(document: AtlasDocument) -> dict[str, Any]:
