@@ -42,6 +42,7 @@ __all__ = [
     "Index",
     "atlases",
     "citation",
+    "fold",
     "get",
     "index",
     "load",
@@ -52,15 +53,30 @@ __all__ = [
     "step",
     "steps",
     "technology",
+    "value_keys",
 ]
 
 DEFAULT_ATLAS = "pytorch"
 _MAX_CALLS = 1024  # distinct path() calls remembered by their raw arguments
 
 
-def _fold(text: str) -> str:
-    """The form in which labels and aliases are compared: case and spacing ignored."""
+def fold(text: str) -> str:
+    """The form in which dimension values are compared: case and spacing ignored.
+
+    >>> fold("  NVIDIA   gpu ")
+    'nvidia gpu'
+    """
     return " ".join(text.split()).casefold()
+
+
+def value_keys(concept: Concept) -> frozenset[str]:
+    """Every folded text that names a dimension value: its id, name, label and aliases.
+
+    The one rule for reading a value, shared by ``path()``, SPARQL bindings and the site.
+    """
+    return frozenset(
+        fold(k) for k in (concept.id, concept.name, concept.label, *concept.alt_labels)
+    )
 
 
 @dataclass(frozen=True)
@@ -173,8 +189,8 @@ class Index:
             raise UnknownIdError("dimension", scheme_id, sorted(self.schemes))
         lookup: dict[str, Concept] = {}
         for value in scheme.values:
-            for key in (value.id, value.name, value.label, *value.alt_labels):
-                lookup.setdefault(_fold(key), value)
+            for key in sorted(value_keys(value)):
+                lookup.setdefault(key, value)
         return _Dimension(scheme, lookup)
 
     def _index_of(self, atlas: Atlas) -> _AtlasIndex:
@@ -240,12 +256,12 @@ class Index:
             if name not in given:
                 labels = [v.label for v in dim.scheme.values]
                 raise MissingValueError(name, found.id, labels, names)
-            concept = dim.lookup.get(_fold(given[name]))
+            concept = dim.lookup.get(fold(given[name]))
             if concept is None:
                 other = [
                     d.scheme.label
                     for d in aindex.dimensions
-                    if d is not dim and _fold(given[name]) in d.lookup
+                    if d is not dim and fold(given[name]) in d.lookup
                 ]
                 extra = (
                     f"{given[name]!r} is a {other[0]}: check the order of the values"

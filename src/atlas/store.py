@@ -374,22 +374,19 @@ def _resolve(dimensions: Mapping[str, str], atlas_iri: str | None) -> list[Term]
     schemes: dict[str, list[ConceptScheme]] = {}
     for found in index.atlases.values():
         for scheme in (index.schemes[s] for s in found.dimensions if s in index.schemes):
-            for key in {scheme.id.casefold(), scheme.label.casefold()}:
+            for key in {query.fold(scheme.id), query.fold(scheme.label)}:
                 schemes.setdefault(key, []).append(scheme)
     out: list[Term] = []
     for name, value in dimensions.items():
-        candidates = schemes.get(name.casefold())
+        candidates = schemes.get(query.fold(name))
         if not candidates:
             labels = sorted({s.label for group in schemes.values() for s in group})
             raise UnknownValueError("dimension", name, labels)
         # A name such as "device" may be a dimension of several atlases: a value chooses in each
         # one that has it, so that a selection can span atlases.
-        folded = value.strip().casefold()
+        folded = query.fold(value)
         chosen = [
-            c
-            for scheme in candidates
-            for c in scheme.values
-            if folded in {k.casefold() for k in (c.id, c.name, c.label, *c.alt_labels)}
+            c for scheme in candidates for c in scheme.values if folded in query.value_keys(c)
         ]
         if not chosen:
             labels = list(dict.fromkeys(c.label for s in candidates for c in s.values))

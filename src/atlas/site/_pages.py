@@ -28,7 +28,7 @@ from atlas.models import (
     Step,
     Technology,
 )
-from atlas.query import Index
+from atlas.query import Index, value_keys
 from atlas.site._graph import Drawing, Edge, Node, draw, wrap
 
 if TYPE_CHECKING:
@@ -503,9 +503,7 @@ class Page:
                     "values": [
                         {
                             "name": v.name,
-                            "keys": sorted(
-                                {k.casefold() for k in (v.name, v.label, *v.alt_labels)}
-                            ),
+                            "keys": sorted(value_keys(v)),
                         }
                         for v in scheme.values
                     ],

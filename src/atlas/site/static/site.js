@@ -23,7 +23,7 @@
       var given = params.get(dim.key);
       if (given === null) { return; }
       named = true;
-      var wanted = given.trim().toLowerCase();
+      var wanted = given.trim().replace(/\s+/g, " ").toLowerCase();  // as atlas.query.fold
       dim.values.forEach(function (value) {
         if (value.keys.indexOf(wanted) !== -1) { values[dim.key] = value.name; }
       });
