@@ -12,7 +12,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-__all__ = ["dataset_dir", "export_file", "schema_dir", "turtle_files"]
+__all__ = ["dataset_dir", "export_file", "path_table_file", "schema_dir", "turtle_files"]
 
 EXPORT_NAME = "atlas.json"
 
@@ -42,6 +42,11 @@ def schema_dir() -> Traversable:
 def export_file() -> Traversable:
     """The committed JSON export that the API reads at run time."""
     return dataset_dir() / EXPORT_NAME
+
+
+def path_table_file() -> Traversable:
+    """The table of printed paths made with the export (see :mod:`atlas._pathtable`)."""
+    return dataset_dir() / "paths.json"
 
 
 def turtle_files() -> list[Traversable]:

@@ -6,17 +6,20 @@ Library errors become one line on stderr and exit status 1, never a traceback.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
+if TYPE_CHECKING:
+    import datetime as dt
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    Handler = Callable[[argparse.Namespace], int]
 
 __all__ = ["main"]
-
-Handler = Callable[[argparse.Namespace], int]
 _MAX_PATH = 4096
 
 
@@ -34,22 +37,26 @@ def _dump(model: Any) -> Any:
 
 
 def _cmd_path(args: argparse.Namespace) -> int:
-    from atlas import query  # noqa: PLC0415
+    if not args.json:
+        from atlas import _pathtable, _resources  # noqa: PLC0415 - no pydantic on this path
+
+        try:
+            export = _resources.export_file().read_bytes()
+            table = _resources.path_table_file().read_bytes()
+        except OSError:
+            text = None  # no table: the models answer
+        else:
+            text = _pathtable.lookup(args.values, args.atlas, export, table)
+        if text is not None:
+            sys.stdout.write(text)
+            return 0
+    from atlas import _pathtable, query  # noqa: PLC0415
 
     result = query.path(*args.values, atlas=args.atlas)
     if args.json:
         _print_json(_dump(result))
-        return 0
-    print(result.summary)
-    print()
-    for journey_step in result.steps:
-        print(journey_step)
-        print()
-    if result.python_ends:
-        ends = "; ".join(f"step {j.number} ({j.label})" for j in result.python_ends)
-        print(f"Where Python ends: {ends}")
     else:
-        print("Where Python ends: nowhere in this path")
+        sys.stdout.write(_pathtable.render(result))
     return 0
 
 
@@ -184,7 +191,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(export.dumps(document))
         return 0
     target = Path(args.output) if args.output else Path(str(_resources.export_file()))
-    export.write(document, target)
+    text = export.dumps(document)
+    export.write_text_atomic(target, text)
+    if not args.output:  # the shipped export: its table of printed paths goes with it
+        from atlas import _pathtable  # noqa: PLC0415
+
+        table = Path(str(_resources.path_table_file()))
+        export.write_text_atomic(table, _pathtable.dumps(_pathtable.build(text)))
     counts = document.counts
     print(
         f"wrote {target}: data version {document.version}, {counts.atlases} atlases, "
@@ -409,6 +422,8 @@ def _publish_options(cmd: argparse.ArgumentParser) -> None:
 
 
 def _date(text: str) -> dt.date:
+    import datetime as dt  # noqa: PLC0415
+
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
@@ -425,22 +440,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``atlas`` command; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
-    from atlas.errors import AtlasError  # noqa: PLC0415
-
     try:
         handler: Handler = args.handler
         return handler(args)
-    except AtlasError as error:
-        print(f"atlas {args.command}: error: {error}", file=sys.stderr)
-        return 1
     except BrokenPipeError:
         # The reader went away (``atlas path ... | head``): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except (OSError, UnicodeDecodeError) as error:
-        print(f"atlas {args.command}: error: {error}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print(f"atlas {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:
+        from atlas.errors import AtlasError  # noqa: PLC0415 - imported only when needed
+
+        if not isinstance(error, AtlasError | OSError | UnicodeDecodeError):
+            raise
+        print(f"atlas {args.command}: error: {error}", file=sys.stderr)
+        return 1

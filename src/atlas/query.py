@@ -15,6 +15,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from atlas import _resources
+from atlas._names import fold
 from atlas.errors import (
     CycleError,
     DatasetError,
@@ -58,15 +59,6 @@ __all__ = [
 
 DEFAULT_ATLAS = "pytorch"
 _MAX_CALLS = 1024  # distinct path() calls remembered by their raw arguments
-
-
-def fold(text: str) -> str:
-    """The form in which dimension values are compared: case and spacing ignored.
-
-    >>> fold("  NVIDIA   gpu ")
-    'nvidia gpu'
-    """
-    return " ".join(text.split()).casefold()
 
 
 def value_keys(concept: Concept) -> frozenset[str]:

@@ -12,14 +12,14 @@ re-exported here, so that ``atlas._witness.compare`` stays the module).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
-from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
+TYPE_CHECKING = False  # spares importing typing (atlas path imports this package)
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from atlas._witness.compare import ModeComparison, StepComparison
+    from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
     from atlas._witness.record import (
         WitnessRecord,
         dump_json,
@@ -28,8 +28,12 @@ if TYPE_CHECKING:
         to_trig,
     )
 
-# Imported on first use, so that ``atlas --help`` does not build the record models.
+# Imported on first use, so that ``atlas --help`` does not build the record models (nor
+# ``atlas path`` import the error classes).
 _LAZY = {
+    "TorchNotInstalledError": "atlas._witness.errors",
+    "WitnessError": "atlas._witness.errors",
+    "WitnessRunError": "atlas._witness.errors",
     "ModeComparison": "atlas._witness.compare",
     "StepComparison": "atlas._witness.compare",
     "WitnessRecord": "atlas._witness.record",

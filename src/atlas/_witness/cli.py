@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from atlas._witness.errors import TorchNotInstalledError, WitnessError
-
 __all__ = [
     "EXIT_CONTRADICTED",
     "EXIT_NO_TORCH",
@@ -125,6 +123,7 @@ def _fail(message: str, status: int) -> int:
 def main(args: argparse.Namespace) -> int:
     """Run the sub-command with parsed ``args``; return the exit status."""
     from atlas._witness import record as records  # noqa: PLC0415 - pydantic only when used
+    from atlas._witness.errors import TorchNotInstalledError, WitnessError  # noqa: PLC0415
 
     try:
         if args.record is not None:

@@ -1,0 +1,119 @@
+"""The table of printed paths: made from the export, the same answers as the API, else declines."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from atlas import _pathtable, _resources, query
+from atlas.cli import main
+
+EXPORT = Path(str(_resources.export_file()))
+TABLE = Path(str(_resources.path_table_file()))
+
+
+def answer(values: list[str], atlas: str = "pytorch", table: bytes | None = None) -> str | None:
+    return _pathtable.lookup(
+        values, atlas, EXPORT.read_bytes(), TABLE.read_bytes() if table is None else table
+    )
+
+
+def test_the_shipped_table_is_made_from_the_shipped_export() -> None:
+    fresh = _pathtable.dumps(_pathtable.build(EXPORT.read_text(encoding="utf-8")))
+    assert TABLE.read_text(encoding="utf-8") == fresh, "dataset/paths.json is stale: 'atlas export'"
+
+
+def test_the_table_answers_as_the_api_for_every_combination_and_spelling() -> None:
+    index = query.index()
+    combinations = 0
+    for atlas in index.document.atlases:
+        for result in index.all_paths(atlas.id):
+            expected = _pathtable.render(result)
+            spellings = [
+                [c.id for c in result.selection],
+                [f"  {c.label.upper()} " for c in result.selection],
+                [c.alt_labels[0] if c.alt_labels else c.name for c in result.selection],
+            ]
+            for values in spellings:
+                for name in (atlas.id, atlas.label.upper()):
+                    assert answer(values, name) == expected, (atlas.id, values, name)
+            combinations += 1
+    assert combinations == 4 + 18  # PyTorch: mode x device; llama.cpp: device x offload
+
+
+@pytest.mark.parametrize(
+    ("values", "atlas"),
+    [
+        (["compile", "tpu"], "pytorch"),  # an unknown value
+        (["gpu", "compile"], "pytorch"),  # values in the wrong order
+        (["compile"], "pytorch"),  # too few
+        (["compile", "gpu", "cpu"], "pytorch"),  # too many
+        (["compile", "gpu"], "no-such-atlas"),
+        ([], "technologies"),  # an atlas without dimensions
+    ],
+)
+def test_the_table_declines_what_only_the_models_can_explain(values: list[str], atlas: str) -> None:
+    assert answer(values, atlas) is None
+
+
+def test_the_table_declines_another_export_or_format_or_garbage() -> None:
+    export, table = EXPORT.read_bytes(), TABLE.read_bytes()
+    assert _pathtable.lookup(["eager", "cpu"], "pytorch", export, table) is not None
+    assert _pathtable.lookup(["eager", "cpu"], "pytorch", export + b"\n", table) is None
+    data = json.loads(table)
+    data["format"] += 1
+    assert answer(["eager", "cpu"], table=json.dumps(data).encode()) is None
+    for garbage in (b"", b"[]", b"{not json", b'{"format": 1}', table[: len(table) // 2]):
+        assert answer(["eager", "cpu"], table=garbage) is None
+
+
+def test_atlas_path_answers_from_the_table_without_pydantic() -> None:
+    script = (
+        "import sys; from atlas import cli; code = cli.main(['path', 'compile', 'gpu']);"
+        "assert code == 0; assert 'pydantic' not in sys.modules, 'pydantic imported'"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == _pathtable.render(query.path("compile", "gpu"))
+
+
+def test_atlas_path_without_a_table_answers_through_the_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["path", "eager", "gpu"]) == 0
+    with_table = capsys.readouterr().out
+    monkeypatch.setattr(_resources, "path_table_file", lambda: tmp_path / "missing.json")
+    assert main(["path", "eager", "gpu"]) == 0
+    assert capsys.readouterr().out == with_table == _pathtable.render(query.path("eager", "gpu"))
+
+
+def test_atlas_export_writes_the_table_with_the_shipped_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    export, table = tmp_path / "atlas.json", tmp_path / "paths.json"
+    monkeypatch.setattr(_resources, "export_file", lambda: export)
+    monkeypatch.setattr(_resources, "path_table_file", lambda: table)
+    assert main(["export"]) == 0
+    assert export.read_bytes() == EXPORT.read_bytes()
+    assert table.read_bytes() == TABLE.read_bytes()
+    for written in (export, table):  # readable by all, as a file written by open() would be
+        assert stat.S_IMODE(written.stat().st_mode) == 0o644
+    capsys.readouterr()
+    assert main(["path", "compile", "cpu"]) == 0
+    assert capsys.readouterr().out == _pathtable.render(query.path("compile", "cpu"))
+
+
+def test_export_to_another_file_leaves_the_table_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "paths.json"
+    monkeypatch.setattr(_resources, "path_table_file", lambda: table)
+    assert main(["export", "--output", str(tmp_path / "other.json")]) == 0
+    assert not table.exists()
