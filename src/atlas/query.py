@@ -87,8 +87,16 @@ class _AtlasIndex:
     # stage id -> position in one journey order of all live steps together, when they have one
     # (no cycle): the order of any path is then this order restricted to its stages
     position: Mapping[str, int] | None
-    # with a position: (bit, step) of the live steps by the position of their from-stage
-    journey: tuple[tuple[int, Step], ...]
+    # with a position: the live steps sorted by the position of their from-stage, each as
+    # (its bit, from-stage, to-stage, its slots, whether it leaves Python)
+    journey: tuple[tuple[int, str, str, list[JourneyStep | None], bool], ...]
+    names: tuple[str, ...]  # the dimensions' labels, in order
+    # with a position: the atlas's stages (id, stage) in journey order
+    stages: tuple[tuple[str, Stage], ...]
+    # per live step: the step as the n-th step of a journey (slot n), made on first use
+    slots: tuple[list[JourneyStep | None], ...]
+    # per live step: whether it leaves Python (from a stage in Python to one that is not)
+    leaves_python: tuple[bool, ...]
 
 
 _T = TypeVar("_T", bound=BaseModel)
@@ -100,7 +108,7 @@ def _build(cls: type[_T], fields: dict[str, object]) -> _T:
     What ``model_construct`` does for a model whose every field is given, at a fraction of its
     cost; used on the hot path for results assembled from validated records.
     """
-    instance = cls.__new__(cls)
+    instance = object.__new__(cls)  # pydantic models have no __new__ of their own
     object.__setattr__(instance, "__dict__", fields)
     object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
     object.__setattr__(instance, "__pydantic_extra__", None)
@@ -124,7 +132,6 @@ class Index:
         self._paths: dict[tuple[str, tuple[str, ...]], ExecutionPath] = {}
         # path() calls by their raw arguments, so that a repeated call skips resolving values
         self._calls: dict[tuple[object, ...], ExecutionPath] = {}
-        self._journey: dict[tuple[str, int], JourneyStep] = {}  # a step at a position
 
     # --- lookups -----------------------------------------------------------------------
     def atlas(self, name: str) -> Atlas:
@@ -208,16 +215,38 @@ class Index:
         try:
             whole = self._topological(atlas, live, rank)
         except CycleError:
-            position = None  # some paths may still be acyclic: each is sorted on its own
+            whole, position = [], None  # some paths may still be acyclic: each sorted on its own
         else:
             position = {sid: i for i, sid in enumerate(whole)}
-        journey: tuple[tuple[int, Step], ...] = ()
+        empty: list[JourneyStep | None] = [None] * (len(live) + 1)
+        slots = tuple(empty.copy() for _ in live)
+        leaves = tuple(
+            self.stages[s.from_stage].executes_in_python
+            and not self.stages[s.to_stage].executes_in_python
+            for s in live
+        )
+        journey: tuple[tuple[int, str, str, list[JourneyStep | None], bool], ...] = ()
         if position is not None:
             where = position
             journey = tuple(
-                sorted(enumerate(live), key=lambda item: where[item[1].from_stage])  # stable
-            )
-        built = _AtlasIndex(atlas, tuple(dimensions), tuple(live), masks, rank, position, journey)
+                (1 << i, step.from_stage, step.to_stage, slots[i], leaves[i])
+                for i, step in sorted(enumerate(live), key=lambda item: where[item[1].from_stage])
+            )  # sorted is stable: curated order breaks ties
+        names = tuple(d.scheme.label for d in dimensions)
+        in_order = tuple((sid, self.stages[sid]) for sid in whole)
+        built = _AtlasIndex(
+            atlas,
+            tuple(dimensions),
+            tuple(live),
+            masks,
+            rank,
+            position,
+            journey,
+            names,
+            in_order,
+            slots,
+            leaves,
+        )
         self._atlas_index[atlas.id] = built
         return built
 
@@ -227,7 +256,23 @@ class Index:
         """Resolve dimension values given by position and by name to concepts of ``atlas``."""
         found = self.atlas(atlas)
         aindex = self._index_of(found)
-        names = [d.scheme.label for d in aindex.dimensions]
+        if not named and len(values) == len(aindex.dimensions):  # the common case, quickly
+            quick: list[Concept] = []
+            for dim, value in zip(aindex.dimensions, values):  # noqa: B905 - lengths equal
+                concept = dim.lookup.get(fold(value))
+                if concept is None:
+                    break  # the general way below explains what is wrong
+                quick.append(concept)
+            else:
+                return found, tuple(quick)
+        return found, self._chosen(found, aindex, values, named)
+
+    @staticmethod
+    def _chosen(
+        found: Atlas, aindex: _AtlasIndex, values: tuple[str, ...], named: Mapping[str, str]
+    ) -> tuple[Concept, ...]:
+        """The values resolved one by one, with an error that says what is wrong."""
+        names = list(aindex.names)
         if len(values) > len(names):
             raise UnknownValueError(
                 "number of values",
@@ -264,7 +309,7 @@ class Index:
                     name, given[name], [v.label for v in dim.scheme.values], extra=extra
                 )
             chosen.append(concept)
-        return found, tuple(chosen)
+        return tuple(chosen)
 
     def path(self, *values: str, atlas: str = DEFAULT_ATLAS, **named: str) -> ExecutionPath:
         """The execution path of ``atlas`` under the given dimension values."""
@@ -276,7 +321,7 @@ class Index:
                 [a.id for a in self.atlases.values() if a.dimensions],
                 extra=f"atlas {found.id!r} has no dimensions and so no execution paths",
             )
-        key = (found.id, tuple(c.id for c in chosen))
+        key = (found.id, tuple([c.id for c in chosen]))
         cached = self._paths.get(key)
         if cached is None:
             cached = self._compute(found, chosen)
@@ -288,37 +333,34 @@ class Index:
         mask = (1 << len(aindex.steps)) - 1
         for concept in chosen:
             mask &= aindex.masks[concept.id]
+        journey: list[JourneyStep] = []
+        ends: list[JourneyStep] = []
         if aindex.position is not None:
-            steps, order = self._walk_in_order(aindex, mask)
+            # one pass over the journey order: a from-stage is only reached by earlier steps
+            reached = {atlas.entry_stage or ""}
+            for bit, source, target, slots, leaves in aindex.journey:
+                if mask & bit and source in reached:
+                    reached.add(target)
+                    number = len(journey) + 1
+                    item = slots[number] or self._journey_step(aindex, bit, number)
+                    journey.append(item)
+                    if leaves:
+                        ends.append(item)
+            # the entry is the first step's from-stage, and every stage reached is on the path
+            stages = tuple([s for sid, s in aindex.stages if sid in reached]) if journey else ()
         else:
-            steps, order = self._walk(aindex, mask)
-        journey = []
-        for number, step in enumerate(steps, start=1):
-            cached = self._journey.get((step.id, number))
-            if cached is None:
-                evidence = self.evidence(step.citations)
-                cached = _build(
-                    JourneyStep,
-                    {
-                        "number": number,
-                        "step": step,
-                        "from_stage": self.stages[step.from_stage],
-                        "to_stage": self.stages[step.to_stage],
-                        "evidence": evidence,
-                    },
-                )
-                self._journey[(step.id, number)] = cached
-            journey.append(cached)
-        stages = tuple(self.stages[sid] for sid in order)
+            picked, order = self._walk(aindex, mask)
+            for number, i in enumerate(picked, start=1):
+                item = aindex.slots[i][number] or self._journey_step(aindex, 1 << i, number)
+                journey.append(item)
+                if aindex.leaves_python[i]:
+                    ends.append(item)
+            stages = tuple(map(self.stages.__getitem__, order))
+        phrase = " ".join([c.summary_phrase or c.label for c in chosen])  # their .phrase
+        n_stages, n_steps = len(stages), len(journey)
         summary = (
-            " ".join(c.phrase for c in chosen)
-            + f": {len(stages)} stage{'s' * (len(stages) != 1)},"
-            + f" {len(journey)} step{'s' * (len(journey) != 1)}"
-        )
-        ends = tuple(
-            j
-            for j in journey
-            if j.from_stage.executes_in_python and not j.to_stage.executes_in_python
+            f"{phrase}: {n_stages} stage{'s' * (n_stages != 1)},"
+            f" {n_steps} step{'s' * (n_steps != 1)}"
         )
         return _build(
             ExecutionPath,
@@ -328,31 +370,34 @@ class Index:
                 "summary": summary,
                 "stages": stages,
                 "steps": tuple(journey),
-                "python_ends": ends,
+                "python_ends": tuple(ends),
             },
         )
 
-    @staticmethod
-    def _walk_in_order(aindex: _AtlasIndex, mask: int) -> tuple[list[Step], list[str]]:
-        """The path's steps and stages, in one pass over the atlas's journey order."""
-        entry = aindex.atlas.entry_stage or ""
-        reached = {entry}
-        steps: list[Step] = []
-        for bit, step in aindex.journey:  # a from-stage is only ever reached by earlier steps
-            if mask >> bit & 1 and step.from_stage in reached:
-                steps.append(step)
-                reached.add(step.to_stage)
-        reached.discard(entry)
-        assert aindex.position is not None  # noqa: S101 - the caller checks it
-        order = sorted({s.from_stage for s in steps} | reached, key=aindex.position.__getitem__)
-        return steps, order
+    def _journey_step(self, aindex: _AtlasIndex, bit: int, number: int) -> JourneyStep:
+        """The live step of ``bit`` as the ``number``-th step of a journey, kept in its slot."""
+        i = bit.bit_length() - 1
+        step = aindex.steps[i]
+        item = _build(
+            JourneyStep,
+            {
+                "number": number,
+                "step": step,
+                "from_stage": self.stages[step.from_stage],
+                "to_stage": self.stages[step.to_stage],
+                "evidence": self.evidence(step.citations),
+            },
+        )
+        aindex.slots[i][number] = item
+        return item
 
-    def _walk(self, aindex: _AtlasIndex, mask: int) -> tuple[list[Step], list[str]]:
+    def _walk(self, aindex: _AtlasIndex, mask: int) -> tuple[list[int], list[str]]:
         """The path's steps and stages when the atlas as a whole has a cycle (Kahn per path)."""
-        matching = [step for i, step in enumerate(aindex.steps) if mask >> i & 1]
+        live = aindex.steps
+        matching = [i for i in range(len(live)) if mask >> i & 1]
         outgoing: dict[str, list[Step]] = {}
-        for step in matching:
-            outgoing.setdefault(step.from_stage, []).append(step)
+        for i in matching:
+            outgoing.setdefault(live[i].from_stage, []).append(live[i])
         reached = {aindex.atlas.entry_stage or ""}
         todo = list(reached)
         while todo:
@@ -360,11 +405,11 @@ class Index:
                 if step.to_stage not in reached:
                     reached.add(step.to_stage)
                     todo.append(step.to_stage)
-        steps = [s for s in matching if s.from_stage in reached]
-        order = self._topological(aindex.atlas, steps, aindex.rank)
+        picked = [i for i in matching if live[i].from_stage in reached]
+        order = self._topological(aindex.atlas, [live[i] for i in picked], aindex.rank)
         position = {sid: i for i, sid in enumerate(order)}
-        steps.sort(key=lambda s: position[s.from_stage])  # stable: curated order breaks ties
-        return steps, order
+        picked.sort(key=lambda i: position[live[i].from_stage])  # stable: curated order first
+        return picked, order
 
     def _topological(
         self, atlas: Atlas, steps: list[Step], rank: Mapping[str, tuple[bool, int, str]]
