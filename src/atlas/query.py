@@ -526,7 +526,7 @@ def path(*values: str, atlas: str = DEFAULT_ATLAS, **dimensions: str) -> Executi
         UnknownIdError: an unknown atlas.
     """
     idx = index()
-    key = (atlas, values, *dimensions.items())
+    key = (atlas, values, *dimensions.items()) if dimensions else (atlas, values)
     found = idx._calls.get(key)  # noqa: SLF001 - the module's own memo on its index
     if found is None:
         found = idx.path(*values, atlas=atlas, **dimensions)
