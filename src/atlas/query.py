@@ -255,7 +255,11 @@ class Index:
     ) -> tuple[Atlas, tuple[Concept, ...]]:
         """Resolve dimension values given by position and by name to concepts of ``atlas``."""
         found = self.atlas(atlas)
-        aindex = self._index_of(found)
+        return found, self._resolved(self._index_of(found), values, named)
+
+    def _resolved(
+        self, aindex: _AtlasIndex, values: tuple[str, ...], named: Mapping[str, str]
+    ) -> tuple[Concept, ...]:
         if not named and len(values) == len(aindex.dimensions):  # the common case, quickly
             quick: list[Concept] = []
             for dim, value in zip(aindex.dimensions, values):  # noqa: B905 - lengths equal
@@ -264,8 +268,8 @@ class Index:
                     break  # the general way below explains what is wrong
                 quick.append(concept)
             else:
-                return found, tuple(quick)
-        return found, self._chosen(found, aindex, values, named)
+                return tuple(quick)
+        return self._chosen(aindex.atlas, aindex, values, named)
 
     @staticmethod
     def _chosen(
@@ -313,8 +317,10 @@ class Index:
 
     def path(self, *values: str, atlas: str = DEFAULT_ATLAS, **named: str) -> ExecutionPath:
         """The execution path of ``atlas`` under the given dimension values."""
-        found, chosen = self.resolve(values, named, atlas)
-        if not found.dimensions:
+        found = self.atlas(atlas)
+        aindex = self._index_of(found)
+        chosen = self._resolved(aindex, values, named)
+        if not aindex.dimensions:
             raise UnknownValueError(
                 "atlas for paths",
                 found.id,
@@ -324,15 +330,15 @@ class Index:
         key = (found.id, tuple([c.id for c in chosen]))
         cached = self._paths.get(key)
         if cached is None:
-            cached = self._compute(found, chosen)
-            self._paths[key] = cached
+            cached = self._paths[key] = self._compute(aindex, chosen)
         return cached
 
-    def _compute(self, atlas: Atlas, chosen: tuple[Concept, ...]) -> ExecutionPath:
-        aindex = self._index_of(atlas)
+    def _compute(self, aindex: _AtlasIndex, chosen: tuple[Concept, ...]) -> ExecutionPath:
+        atlas = aindex.atlas
+        masks = aindex.masks
         mask = (1 << len(aindex.steps)) - 1
         for concept in chosen:
-            mask &= aindex.masks[concept.id]
+            mask &= masks[concept.id]
         journey: list[JourneyStep] = []
         ends: list[JourneyStep] = []
         if aindex.position is not None:
