@@ -3,7 +3,7 @@
 The JSON Schema is generated from :class:`~atlas.models.AtlasDocument` and committed as
 ``schema/atlas.schema.json``; a test regenerates it and fails on any difference. Exports are
 validated against it with ``jsonschema``. The SHACL shapes live in ``schema/shapes.ttl`` and are
-run with pyshacl, without inference.
+run with shacl-rust (a SHACL engine in Rust, SHACL-SPARQL included), without inference.
 
 >>> json_schema()["$schema"]
 'https://json-schema.org/draft/2020-12/schema'
@@ -16,7 +16,7 @@ import functools
 import json
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,8 @@ from atlas.models import SCHEMA_URL, AtlasDocument
 
 if TYPE_CHECKING:
     import rdflib
+
+    from atlas._graph import Graph
 
 __all__ = [
     "DRAFT",
@@ -86,13 +88,14 @@ def schema_problems(
     data: Any,
     *,
     file: str,
-    lines: dict[str, int] | None = None,
+    lines: Mapping[str, int] | Callable[[], Mapping[str, int]] | None = None,
     ignore: tuple[str, ...] = (),
 ) -> list[Problem]:
     """Validate parsed export data against the committed JSON Schema.
 
     Each problem names the JSON pointer of the bad value, the IRI of the record that holds it
-    and, when ``lines`` maps pointers to line numbers, the line. Errors at or under a pointer
+    and, when ``lines`` maps pointers to line numbers, the line (``lines`` may be a function
+    that returns the map: it is called on the first error only). Errors at or under a pointer
     in ``ignore`` (already reported more precisely) are left out.
 
     >>> schema_problems({"title": 3}, file="x.json")[0].message[:40]
@@ -111,6 +114,8 @@ def schema_problems(
             allowed = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
             extra = sorted(set(error.instance) - set(allowed))
             parts = parts + extra[:1]
+        if callable(lines):
+            lines = lines()  # the first error: now the lines are wanted
         if lines:
             for cut in range(len(parts), -1, -1):
                 line = lines.get("/" + "/".join(str(p) for p in parts[:cut]))
@@ -277,11 +282,8 @@ def _compact_text(text: str) -> str:
 
 
 @functools.cache
-def _shapes() -> rdflib.Graph:
-    import rdflib  # noqa: PLC0415
-
-    text = (_resources.schema_dir() / SHAPES_NAME).read_text(encoding="utf-8")
-    return rdflib.Graph().parse(data=text, format="turtle")
+def _shapes() -> str:
+    return (_resources.schema_dir() / SHAPES_NAME).read_text(encoding="utf-8")
 
 
 @contextmanager
@@ -302,60 +304,65 @@ def quiet_rdflib() -> Iterator[None]:
         term.removeFilter(drop)
 
 
-def shacl_problems(graph: rdflib.Graph, where: Any = None) -> list[Problem]:
-    """Validate a dataset graph against ``schema/shapes.ttl`` (pyshacl, no inference).
+def shacl_report(n_triples: bytes) -> list[dict[str, Any]]:
+    """The results of ``schema/shapes.ttl`` on a graph written in N-Triples (shacl-rust's own).
 
-    ``where`` maps an IRI to ``{"file": ..., "line": ...}`` for messages.
+    The engine releases the GIL while it validates: other threads go on meanwhile.
     """
-    import pyshacl  # noqa: PLC0415
-    from rdflib import RDF, BNode, Literal, URIRef  # noqa: PLC0415
+    import shacl_rust  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
 
-    with quiet_rdflib():
-        _, results, _ = pyshacl.validate(
-            graph,
-            shacl_graph=_shapes(),
-            inference="none",
-            abort_on_first=False,
-            allow_warnings=True,
-            meta_shacl=False,
-            advanced=False,
-        )
-    sh = {
-        name: URIRef(SH + name)
-        for name in (
-            "ValidationResult",
-            "focusNode",
-            "resultPath",
-            "resultMessage",
-            "resultSeverity",
-            "value",
-            "Violation",
-        )
-    }
-    has_selector = URIRef(expand("oa:hasSelector"))
+    # validate() on text releases the GIL while it runs (validate_file() does not)
+    report = shacl_rust.validate(
+        n_triples.decode("utf-8"), _shapes(), data_format="nt", shapes_format="turtle"
+    )
+    results: list[dict[str, Any]] = report["results"]
+    return results
+
+
+def shacl_problems(
+    graph: Graph | rdflib.Graph,
+    where: Any = None,
+    *,
+    results: list[dict[str, Any]] | None = None,
+) -> list[Problem]:
+    """Validate a dataset graph against ``schema/shapes.ttl`` (shacl-rust, no inference).
+
+    ``graph`` is parsed Turtle (:func:`atlas._graph.parse`) or an rdflib graph; ``results``,
+    the engine's results when they are already there (:func:`shacl_report`). ``where`` maps an
+    IRI to ``{"file": ..., "line": ...}`` for messages. Results that say the same thing of the
+    same resource are reported once.
+    """
+    from pyoxigraph import BlankNode, Literal, NamedNode  # noqa: PLC0415
+
+    from atlas import _graph  # noqa: PLC0415
+
+    if not isinstance(graph, _graph.Graph):
+        written = graph.serialize(format="nt", encoding="utf-8")
+        graph = _graph.parse([_graph.TurtleFile("graph", written.decode("utf-8"))])
+    if results is None:
+        results = shacl_report(graph.n_triples())
+    has_selector = NamedNode(expand("oa:hasSelector"))
     problems = []
-    for result in results.subjects(RDF.type, sh["ValidationResult"]):
-        focus = results.value(result, sh["focusNode"])
-        path = results.value(result, sh["resultPath"])
-        value = results.value(result, sh["value"])
-        severity = results.value(result, sh["resultSeverity"])
-        message = str(results.value(result, sh["resultMessage"]) or "does not conform")
-        if isinstance(focus, BNode):  # a quote selector: report its citation
-            owner = graph.value(None, has_selector, focus)
-            focus = owner if owner is not None else focus
-        subject = str(focus) if isinstance(focus, URIRef) else None
-        key = _path_key(results, path, graph, focus)
-        text = _compact_text(message)
+    for result in results:
+        focus = _graph.term(result["focusNode"])
+        value = _graph.term(result["value"]) if "value" in result else None
+        messages = result.get("messages") or ["does not conform"]
+        if isinstance(focus, BlankNode):  # a quote selector: report its citation
+            owners = graph.subjects_of(has_selector, focus)
+            focus = owners[0] if owners else focus
+        subject = focus.value if isinstance(focus, NamedNode) else None
+        key = _path_key(result.get("resultPath"), graph, focus)
+        text = _compact_text(messages[-1])  # the shape's sh:message comes last
         if value is not None and value != focus:
-            shown = repr(str(value)) if isinstance(value, Literal) else compact(str(value))
-            if isinstance(value, Literal) and value.datatype:
-                shown += f"^^{compact(str(value.datatype))}"
+            shown = repr(value.value) if isinstance(value, Literal) else compact(value.value)
+            if isinstance(value, Literal) and not _graph.plain(value):
+                shown += f"^^{compact(value.datatype.value)}"
             if shown not in text:
                 text += f" (found {shown})"
         located = where(subject) if where and subject else {}
         problems.append(
             Problem(
-                "violation" if severity == sh["Violation"] else "warning",
+                "violation" if result["severity"] == f"<{SH}Violation>" else "warning",
                 f"{key + ': ' if key else ''}{text}",
                 subject=subject,
                 hint="see schema/shapes.ttl and dataset/README.md",
@@ -366,20 +373,28 @@ def shacl_problems(graph: rdflib.Graph, where: Any = None) -> list[Problem]:
     return sorted(set(problems))
 
 
-def _path_key(results: rdflib.Graph, path: Any, graph: rdflib.Graph, focus: Any) -> str | None:
-    """The JSON key of a SHACL result path (its last predicate), e.g. 'citations'."""
-    from rdflib import RDF, URIRef  # noqa: PLC0415
-    from rdflib.collection import Collection  # noqa: PLC0415
+_PATH_STEP = re.compile(r"<([^<>]*)>")
+
+
+def _path_key(path: str | None, graph: Graph, focus: Any) -> str | None:
+    """The JSON key of a SHACL result path (its last predicate), e.g. 'citations'.
+
+    shacl-rust writes a path in SPARQL syntax: ``<p>``, or a sequence ``<p> / <q>``.
+    """
+    from pyoxigraph import Literal  # noqa: PLC0415
+
+    from atlas import _graph  # noqa: PLC0415
 
     if path is None:
         return None
-    if not isinstance(path, URIRef):
-        items = list(Collection(results, path))
-        if not items:
-            return None
-        path = items[-1]
-    types = [str(t) for t in graph.objects(focus, RDF.type)]
-    return predicate_key(str(path), types[0] if len(types) == 1 else None)
+    steps = [step.strip() for step in path.split(" / ")]
+    matches = [_PATH_STEP.fullmatch(step) for step in steps]
+    if not all(matches):
+        return None  # an inverse or alternative path: none in the shapes
+    last = matches[-1]
+    assert last is not None  # noqa: S101 - checked just above
+    types = [] if isinstance(focus, Literal) else graph.objects(focus, _graph.RDF_TYPE)
+    return predicate_key(last.group(1), types[0].value if len(types) == 1 else None)
 
 
 @functools.cache

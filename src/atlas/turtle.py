@@ -1,55 +1,50 @@
-"""Turtle to models, and the rdflib graph of the dataset. The only module that imports rdflib.
+"""Turtle to models, and the rdflib graph of the dataset.
 
 :func:`read_turtle` turns the curated Turtle files into one :class:`~atlas.models.AtlasDocument`.
 It consumes every triple: a triple that no model field holds (a misspelt property, an untyped
 subject) is a problem, so the JSON export can never silently lose a statement. All problems are
-collected and raised together, each naming its file, line and resource.
+collected and raised together, each naming its file, line and resource. The files are parsed by
+:mod:`atlas._graph` (pyoxigraph); rdflib builds :func:`dataset_graph` and explains syntax errors.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib.abc import Traversable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pydantic
-import rdflib
-from rdflib import RDF, BNode, Literal, URIRef
-from rdflib.plugins.parsers.notation3 import BadSyntax
+from pyoxigraph import BlankNode, Literal, NamedNode
 
 from atlas import _resources
+from atlas._graph import RDF_TYPE, Graph, Term, TurtleFile, parse, plain
 from atlas._iri import BASE_IRI
-from atlas._vocab import CLASSES, COLLECTIONS, NAMESPACES, ClassMap, Term, context, expand
+from atlas._vocab import CLASSES, COLLECTIONS, NAMESPACES, ClassMap, context, expand
 from atlas.errors import DatasetError, Problem
 from atlas.models import AtlasDocument
 from atlas.schema import quiet_rdflib
 
 if TYPE_CHECKING:
-    from rdflib.term import Node
+    import rdflib
 
-__all__ = ["TurtleFile", "dataset_graph", "read_turtle", "shipped_turtle"]
+    from atlas._vocab import Term as VocabTerm
+
+__all__ = [
+    "SYNTAX_HINT",
+    "TurtleFile",
+    "dataset_graph",
+    "rdflib_problem",
+    "read_graph",
+    "read_turtle",
+    "shipped_turtle",
+]
 
 XSD = NAMESPACES["xsd"]
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_PREFIX = re.compile(r"^\s*@prefix\s+([\w.-]*):\s*<([^>]*)>", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class TurtleFile:
-    """A Turtle document: the name to report in messages, and its text."""
-
-    name: str
-    text: str
-
-    @classmethod
-    def load(cls, path: Path | Traversable, name: str | None = None) -> TurtleFile:
-        """Read a file; ``name`` defaults to its path (or ``dataset/<file>`` when shipped)."""
-        shown = name or (str(path) if isinstance(path, Path) else f"dataset/{path.name}")
-        return cls(shown, path.read_text(encoding="utf-8"))
+SYNTAX_HINT = "fix the syntax; every prefix must be declared with @prefix"
 
 
 def shipped_turtle() -> list[TurtleFile]:
@@ -57,55 +52,36 @@ def shipped_turtle() -> list[TurtleFile]:
     return [TurtleFile.load(f) for f in _resources.turtle_files()]
 
 
-class _Locator:
-    """Finds the line where a resource is described, for messages."""
-
-    def __init__(self, file: TurtleFile) -> None:
-        self.lines = file.text.splitlines()
-        self.prefixes = {}
-        for line in self.lines:
-            match = _PREFIX.match(line)
-            if match:
-                self.prefixes[match.group(1)] = match.group(2)
-
-    def line_of(self, iri: str) -> int | None:
-        needles = [f"<{iri}>"]
-        for prefix, namespace in self.prefixes.items():
-            if iri.startswith(namespace) and len(iri) > len(namespace):
-                needles.append(f"{prefix}:{iri[len(namespace) :]}")
-        for starts in (True, False):
-            for number, line in enumerate(self.lines, start=1):
-                text = line.strip()
-                for needle in needles:
-                    hit = text.startswith(needle) if starts else needle in text
-                    if hit and (
-                        len(text) == len(needle) or not starts or text[len(needle)] in " \t;"
-                    ):
-                        return number
-        return None
+def _value_key(node: Term) -> str:
+    """How nodes sort: by IRI, blank node id or lexical form (rdflib's ``str``)."""
+    return node.value
 
 
 @dataclass
 class _Reader:
-    graph: rdflib.Graph
-    origin: dict[Node, tuple[str, _Locator]]
+    """Reads nodes of the graph into model fields, noting each triple it consumes."""
+
+    graph: Graph
     problems: list[Problem] = field(default_factory=list)
-    consumed: set[tuple[Node, Node, Node]] = field(default_factory=set)
+    consumed: set[tuple[Term, NamedNode]] = field(default_factory=set)  # with all their objects
+    consumed_triples: set[tuple[Term, NamedNode, Term]] = field(default_factory=set)
 
-    def where(self, node: Node) -> dict[str, Any]:
-        file, locator = self.origin.get(node, (None, None))
-        line = locator.line_of(str(node)) if locator and isinstance(node, URIRef) else None
-        return {"file": file, "line": line}
-
-    def problem(self, node: Node, message: str, hint: str | None = None, code: str = "") -> None:
-        subject = str(node) if isinstance(node, URIRef) else None
+    def problem(self, node: Term, message: str, hint: str | None = None, code: str = "") -> None:
+        subject = node.value if isinstance(node, NamedNode) else None
         self.problems.append(
-            Problem("violation", message, subject=subject, hint=hint, code=code, **self.where(node))
+            Problem(
+                "violation",
+                message,
+                subject=subject,
+                hint=hint,
+                code=code,
+                **self.graph.place(node),
+            )
         )
 
-    def local_id(self, node: Node, base: str, what: str) -> str | None:
-        if isinstance(node, URIRef) and str(node).startswith(BASE_IRI + base):
-            local = str(node)[len(BASE_IRI + base) :]
+    def local_id(self, node: Term, base: str, what: str) -> str | None:
+        if isinstance(node, NamedNode) and node.value.startswith(BASE_IRI + base):
+            local = node.value[len(BASE_IRI + base) :]
             if local:
                 return local
         self.problem(
@@ -115,20 +91,20 @@ class _Reader:
         )
         return None
 
-    def value(self, subject: Node, term: Term, node: Node) -> Any:  # noqa: C901, PLR0911, PLR0912 - one branch per literal kind
+    def value(self, subject: Term, term: VocabTerm, node: Term) -> Any:  # noqa: C901, PLR0911, PLR0912 - one branch per literal kind
         kind = term.kind
         if kind in ("ref", "refs"):
-            if not isinstance(node, URIRef):
+            if not isinstance(node, NamedNode):
                 self.problem(subject, f"{term.key}: expected an IRI, found {_show(node)}")
                 return None
             if not term.base:
-                return str(node)
+                return node.value
             return self.local_id(node, term.base, f"a {term.key!r}")
         if not isinstance(node, Literal):
             self.problem(subject, f"{term.key}: expected a literal, found {_show(node)}")
             return None
-        datatype = str(node.datatype) if node.datatype else None
-        lexical = str(node)
+        datatype = None if plain(node) else node.datatype.value
+        lexical = node.value
         if kind in ("str", "strs"):
             if node.language:
                 self.problem(
@@ -181,37 +157,51 @@ class _Reader:
             self.problem(subject, f"{term.key}: malformed integer {lexical!r}", code="datatype")
             return None
 
-    def node(self, subject: Node, cls: ClassMap) -> dict[str, Any]:  # noqa: C901, PLR0912 - one branch per term kind
+    def node(self, subject: Term, cls: ClassMap) -> dict[str, Any]:  # noqa: C901, PLR0912 - one branch per term kind
+        """The fields of ``subject`` read as a ``cls``.
+
+        A literal (in rdflib's reading, a literal may stand as a subject) has no properties: the
+        models then say what is missing.
+        """
         data: dict[str, Any] = {"type": cls.name}
-        self.consumed.add((subject, RDF.type, URIRef(expand(cls.rdf_type))))
         if cls.base is not None:
             if cls.base:
                 data[cls.id_key] = self.local_id(subject, cls.base, f"a {cls.name}")
             else:
-                data[cls.id_key] = str(subject)
-        for term in cls.terms:
-            predicate = URIRef(expand(term.predicate))
-            if term.kind == "reverse":
+                data[cls.id_key] = subject.value
+        rdf_type, terms = _plan(cls.name)
+        if isinstance(subject, Literal):
+            properties: dict[NamedNode, list[Term]] = {}
+        else:
+            self.consumed_triples.add((subject, RDF_TYPE, rdf_type))
+            properties = self.graph.subjects.get(subject, {})
+        for term, predicate in terms:
+            kind = term.kind
+            if kind == "reverse":
                 assert term.nested is not None  # noqa: S101 - the table defines it
                 nested_cls = CLASSES[term.nested]
-                members = sorted(self.graph.subjects(predicate, subject), key=str)
+                members = sorted(self.graph.subjects_of(predicate, subject), key=_value_key)
                 for member in members:
-                    self.consumed.add((member, predicate, subject))
+                    self.consumed_triples.add((member, predicate, subject))
                 values = [self.node(m, nested_cls) for m in members]
                 data[term.key] = sorted(values, key=_order_key)
                 continue
-            objects = sorted(self.graph.objects(subject, predicate), key=str)
-            for obj in objects:
-                self.consumed.add((subject, predicate, obj))
-            if term.kind == "nested":
+            objects = properties.get(predicate)
+            if not objects:
+                if kind in ("refs", "strs"):
+                    data[term.key] = []
+                continue
+            self.consumed.add((subject, predicate))
+            if len(objects) > 1:
+                objects = sorted(objects, key=_value_key)
+            if kind == "nested":
                 assert term.nested is not None  # noqa: S101 - the table defines it
                 if len(objects) > 1:
                     self.problem(subject, f"{term.key}: {len(objects)} values, expected one")
-                if objects:
-                    data[term.key] = self.node(objects[0], CLASSES[term.nested])
+                data[term.key] = self.node(objects[0], CLASSES[term.nested])
                 continue
             values = [self.value(subject, term, obj) for obj in objects]
-            if term.kind in ("refs", "strs"):
+            if kind in ("refs", "strs"):
                 data[term.key] = sorted(v for v in values if v is not None)
             elif len(values) > 1:
                 shown = ", ".join(_show(o) for o in objects)
@@ -220,22 +210,27 @@ class _Reader:
                     f"{term.key}: {len(values)} values ({shown}), expected one",
                     code="cardinality",
                 )
-            elif values and values[0] is not None:
+            elif values[0] is not None:
                 data[term.key] = values[0]
         return data
 
 
-def _show(node: Node) -> str:
-    if isinstance(node, URIRef):
-        return f"<{node}>"
-    if isinstance(node, BNode):
+@functools.cache
+def _plan(name: str) -> tuple[NamedNode, tuple[tuple[VocabTerm, NamedNode], ...]]:
+    """The rdf:type of a class, and each of its terms with its predicate."""
+    cls = CLASSES[name]
+    terms = tuple((term, NamedNode(expand(term.predicate))) for term in cls.terms)
+    return NamedNode(expand(cls.rdf_type)), terms
+
+
+def _show(node: Term) -> str:
+    if isinstance(node, NamedNode):
+        return f"<{node.value}>"
+    if isinstance(node, BlankNode):
         return "a blank node"
-    if isinstance(node, Literal):
-        tail = (
-            f"^^<{node.datatype}>" if node.datatype else f"@{node.language}" * bool(node.language)
-        )
-        return f"{str(node)!r}{tail}"
-    return repr(node)
+    if not plain(node):
+        return f"{node.value!r}^^<{node.datatype.value}>"
+    return f"{node.value!r}@{node.language}" if node.language else repr(node.value)
 
 
 def _order_key(item: dict[str, Any]) -> tuple[bool, int, str]:
@@ -243,42 +238,35 @@ def _order_key(item: dict[str, Any]) -> tuple[bool, int, str]:
     return (order is None, order if isinstance(order, int) else 0, str(item.get("id", "")))
 
 
-def _parse(
-    files: Iterable[TurtleFile],
-) -> tuple[rdflib.Graph, dict[Node, tuple[str, _Locator]], list[Problem]]:
-    graph = rdflib.Graph()
-    origin: dict[Node, tuple[str, _Locator]] = {}
-    problems: list[Problem] = []
-    for file in files:
-        part = rdflib.Graph()
-        try:
-            # rdflib logs a traceback for each ill-typed literal; the reader reports them itself
-            with quiet_rdflib():
-                part.parse(data=file.text, format="turtle", publicID=BASE_IRI)
-        except BadSyntax as error:
-            line = int(getattr(error, "lines", 0)) + 1 or None
-            why = str(getattr(error, "_why", "") or error).strip()
-            problems.append(
-                Problem(
-                    "violation",
-                    f"Turtle syntax error: {why}",
-                    file=file.name,
-                    line=line,
-                    hint="fix the syntax; every prefix must be declared with @prefix",
-                    code="syntax",
-                )
-            )
-            continue
-        except Exception as error:  # noqa: BLE001 - rdflib raises many types for bad input
-            problems.append(
-                Problem("violation", f"cannot parse Turtle: {error}", file=file.name, code="syntax")
-            )
-            continue
-        locator = _Locator(file)
-        for subject in part.subjects(unique=True):
-            origin.setdefault(subject, (file.name, locator))
-        graph += part
-    return graph, origin, problems
+def rdflib_problem(file: TurtleFile) -> Problem | None:
+    """The syntax error in ``file`` as rdflib words it, or None when rdflib reads the file."""
+    graph_or_problem = _rdflib_parse(file)
+    return graph_or_problem if isinstance(graph_or_problem, Problem) else None
+
+
+def _rdflib_parse(file: TurtleFile) -> rdflib.Graph | Problem:
+    import rdflib  # noqa: PLC0415 - only the rdflib graph of the API and error reports need it
+    from rdflib.plugins.parsers.notation3 import BadSyntax  # noqa: PLC0415
+
+    part = rdflib.Graph()
+    try:
+        # rdflib logs a traceback for each ill-typed literal; the reader reports them itself
+        with quiet_rdflib():
+            part.parse(data=file.text, format="turtle", publicID=BASE_IRI)
+    except BadSyntax as error:
+        line = int(getattr(error, "lines", 0)) + 1 or None
+        why = str(getattr(error, "_why", "") or error).strip()
+        return Problem(
+            "violation",
+            f"Turtle syntax error: {why}",
+            file=file.name,
+            line=line,
+            hint=SYNTAX_HINT,
+            code="syntax",
+        )
+    except Exception as error:  # noqa: BLE001 - rdflib raises many types for bad input
+        return Problem("violation", f"cannot parse Turtle: {error}", file=file.name, code="syntax")
+    return part
 
 
 def dataset_graph(files: Iterable[TurtleFile] | None = None) -> rdflib.Graph:
@@ -287,7 +275,16 @@ def dataset_graph(files: Iterable[TurtleFile] | None = None) -> rdflib.Graph:
     Raises:
         DatasetError: when a file is not valid Turtle.
     """
-    graph, _, problems = _parse(shipped_turtle() if files is None else files)
+    import rdflib  # noqa: PLC0415
+
+    graph = rdflib.Graph()
+    problems = []
+    for file in shipped_turtle() if files is None else files:
+        part = _rdflib_parse(file)
+        if isinstance(part, Problem):
+            problems.append(part)
+        else:
+            graph += part
     if problems:
         raise DatasetError(problems, source="Turtle dataset")
     for prefix, namespace in NAMESPACES.items():
@@ -295,25 +292,35 @@ def dataset_graph(files: Iterable[TurtleFile] | None = None) -> rdflib.Graph:
     return graph
 
 
-def read_turtle(files: Iterable[TurtleFile] | None = None) -> AtlasDocument:  # noqa: C901, PLR0912 - one pass over all subjects
+def read_turtle(files: Iterable[TurtleFile] | None = None) -> AtlasDocument:
     """Read Turtle files (default: the shipped ones) into one validated document.
 
     Raises:
         DatasetError: listing every problem found, each with its file, line and resource.
     """
-    graph, origin, problems = _parse(shipped_turtle() if files is None else files)
-    if problems:
-        raise DatasetError(problems, source="Turtle dataset")
-    reader = _Reader(graph, origin)
+    return read_graph(parse(shipped_turtle() if files is None else files))
+
+
+def read_graph(graph: Graph) -> AtlasDocument:  # noqa: C901, PLR0912 - one pass over all subjects
+    """Read parsed Turtle files (see :func:`atlas._graph.parse`) into one validated document.
+
+    Raises:
+        DatasetError: listing every problem found, each with its file, line and resource.
+    """
+    if graph.problems:
+        raise DatasetError(graph.problems, source="Turtle dataset")
+    reader = _Reader(graph)
     collections: dict[str, list[dict[str, Any]]] = {key: [] for key in COLLECTIONS}
     dataset: dict[str, Any] | None = None
     nested_types = {
         c.rdf_type for c in CLASSES.values() if c.name in ("Concept", "TextQuoteSelector")
     }
     by_type = {expand(c.rdf_type): c for c in CLASSES.values()}
-    for subject in sorted(set(graph.subjects(RDF.type, None)), key=str):
-        types = sorted(graph.objects(subject, RDF.type), key=str)
-        known = [by_type[str(t)] for t in types if str(t) in by_type]
+    collection_of = {v: k for k, v in COLLECTIONS.items()}
+    typed = (s for s, properties in graph.subjects.items() if RDF_TYPE in properties)
+    for subject in sorted(typed, key=_value_key):
+        types = sorted(graph.subjects[subject][RDF_TYPE], key=_value_key)
+        known = [by_type[t.value] for t in types if t.value in by_type]
         if len(types) > 1:
             reader.problem(
                 subject,
@@ -328,14 +335,19 @@ def read_turtle(files: Iterable[TurtleFile] | None = None) -> AtlasDocument:  # 
             continue  # read as part of their scheme or citation
         data = reader.node(subject, cls)
         if cls.name == "Dataset":
-            if str(subject) != BASE_IRI:
+            if subject.value != BASE_IRI:
                 reader.problem(subject, f"the dataset's IRI must be <{BASE_IRI}>", code="bad-iri")
             dataset = data
         else:
-            collections[next(k for k, v in COLLECTIONS.items() if v == cls.name)].append(data)
-    for triple in sorted(set(graph) - reader.consumed, key=lambda t: tuple(map(str, t))):
-        subject, predicate, obj = triple
-        if (subject, RDF.type, None) not in graph:
+            collections[collection_of[cls.name]].append(data)
+    left = [
+        (subject, predicate, obj)
+        for subject, predicate, obj in graph.triples()
+        if (subject, predicate) not in reader.consumed
+        and (subject, predicate, obj) not in reader.consumed_triples
+    ]
+    for subject, predicate, obj in sorted(left, key=lambda t: (t[0].value, t[1].value, t[2].value)):
+        if RDF_TYPE not in graph.subjects[subject]:
             reader.problem(
                 subject,
                 f"is described ({_show(predicate)} {_show(obj)}) but has no rdf:type",
@@ -431,7 +443,7 @@ def _pydantic_problems(
         field_name = str(loc[-1]) if loc else "document"
         where: dict[str, Any] = {"file": None, "line": None}
         if subject_iri:
-            where = reader.where(URIRef(subject_iri))
+            where = reader.graph.place(subject_iri)
         problems.append(
             Problem(
                 "violation",

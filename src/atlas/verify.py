@@ -7,9 +7,11 @@ report can show every problem at once.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -96,6 +98,7 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
     sources = {s.url for s in document.sources}
     technologies = {t.id for t in document.technologies}
 
+    with_steps = {s.atlas for s in document.steps}
     atlas: Atlas | None  # each step's atlas, below; None when unknown
     for atlas in document.atlases:
         if atlas.dimensions and atlas.entry_stage is None:
@@ -114,7 +117,7 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                 )
             elif not schemes[dim].values:
                 bad("atlas", atlas.id, f"dimension {dim!r} has no values", code="empty-dimension")
-        if not atlas.dimensions and any(s.atlas == atlas.id for s in document.steps):
+        if not atlas.dimensions and atlas.id in with_steps:
             bad("atlas", atlas.id, "has steps but declares no dimension", code="missing")
 
     for stage in document.stages:
@@ -314,14 +317,42 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
             )
 
     if not any(p.severity == "violation" for p in problems):
-        from atlas.query import Index  # noqa: PLC0415 - avoid an import cycle
+        problems.extend(_cycle_problems(document))
+    return problems
 
-        index = Index(document)
-        for atlas in document.atlases:
-            try:
-                index.all_paths(atlas.id)
-            except CycleError as error:
-                problems.extend(replace(p, subject=_iri("atlas", atlas.id)) for p in error.problems)
+
+def _cycle_problems(document: AtlasDocument) -> list[Problem]:
+    """The cycles in the paths of each atlas whose steps form a cycle at all.
+
+    A path takes some of its atlas's steps, so an atlas whose live steps form no cycle has no
+    path with one: only the others are walked path by path, to name the cycle.
+    """
+    from graphlib import CycleError as GraphCycleError  # noqa: PLC0415
+    from graphlib import TopologicalSorter  # noqa: PLC0415
+
+    from atlas.query import Index  # noqa: PLC0415 - avoid an import cycle
+
+    graphs: dict[str, TopologicalSorter[str]] = {}
+    for step in document.steps:
+        if not step.deprecated:
+            graphs.setdefault(step.atlas, TopologicalSorter()).add(step.to_stage, step.from_stage)
+    cyclic = set()
+    for atlas_id, graph in graphs.items():
+        try:
+            graph.prepare()
+        except GraphCycleError:
+            cyclic.add(atlas_id)
+    if not cyclic:
+        return []
+    problems: list[Problem] = []
+    index = Index(document)
+    for atlas in document.atlases:
+        if atlas.id not in cyclic:
+            continue
+        try:
+            index.all_paths(atlas.id)
+        except CycleError as error:
+            problems.extend(replace(p, subject=_iri("atlas", atlas.id)) for p in error.problems)
     return problems
 
 
@@ -622,27 +653,32 @@ def _argument_error(
 
 
 class _Parsed:
-    """The Turtle files parsed once, with a way to find the file and line of any resource."""
+    """The Turtle files parsed once, with a way to find the file and line of any resource.
 
-    def __init__(self, files: list[TurtleFile]) -> None:
-        from atlas import schema, turtle  # noqa: PLC0415 - rdflib is only needed to check
+    As soon as the files parse, the SHACL engine starts on them in ``pool`` (it releases the
+    GIL), while this thread indexes the triples and reads the document.
+    """
+
+    def __init__(self, files: list[TurtleFile], pool: ThreadPoolExecutor) -> None:
+        from atlas import _graph, schema  # noqa: PLC0415
 
         self.files = files
-        with schema.quiet_rdflib():
-            self.graph, self.origin, self.syntax = turtle._parse(files)  # noqa: SLF001
-        self.locators = dict(self.origin.values())
+        self.shapes: Future[list[dict[str, Any]]] | None = None
+
+        def start(n_triples: bytes) -> None:
+            self.shapes = pool.submit(schema.shacl_report, n_triples)
+
+        self.graph = _graph.parse(files, written=start)
+        self.syntax = self.graph.problems
+
+    def shape_results(self) -> list[dict[str, Any]]:
+        """The SHACL engine's results, once it is done."""
+        assert self.shapes is not None  # noqa: S101 - started when the files parse
+        return self.shapes.result()
 
     def where(self, iri: str) -> dict[str, Any]:
         """``{"file": ..., "line": ...}`` of the resource ``iri``, or ``{}`` when not found."""
-        from rdflib import URIRef  # noqa: PLC0415
-
-        found = self.origin.get(URIRef(iri))
-        candidates = [found] if found else list(self.locators.items())
-        for name, locator in candidates:
-            line = locator.line_of(iri)
-            if line is not None:
-                return {"file": name, "line": line}
-        return {"file": found[0], "line": None} if found else {}
+        return self.graph.where(iri)
 
     def located(self, problems: Iterable[Problem]) -> list[Problem]:
         """The problems, each with the file and line of its resource where it has none."""
@@ -665,16 +701,26 @@ def _turtle_checks(
         ]
         syntax = tuple(sorted(parsed.syntax, key=_problem_order))
         return [CheckResult("turtle", "ran", syntax, count), *skipped], None
-    shapes = _guarded(
-        "shapes", lambda: parsed.located(schema.shacl_problems(parsed.graph, parsed.where))
-    )
     document = None
     read: list[Problem] = []
     try:
-        with schema.quiet_rdflib():
-            document = turtle.read_turtle(parsed.files)
+        document = turtle.read_graph(parsed.graph)
     except DatasetError as error:
         read = list(error.problems)
+    later: list[CheckResult] = []
+    if document is not None:  # checked while the SHACL engine may still run
+        doc = document
+        later.append(_guarded("consistency", lambda: parsed.located(consistency_problems(doc))))
+        later.append(
+            _guarded(
+                "dates",
+                lambda: parsed.located(date_problems(doc, today=today, max_age_days=max_age_days)),
+            )
+        )
+    shapes = _guarded(
+        "shapes",
+        lambda: parsed.located(schema.shacl_problems(parsed.graph, results=parsed.shape_results())),
+    )
     kept = tuple(sorted(_without_duplicates(read, shapes), key=_problem_order))
     if document is None and not kept:
         count += "; not read, for the reasons the SHACL shapes give"
@@ -685,15 +731,7 @@ def _turtle_checks(
             for name in ("consistency", "dates")
         ]
         return results, None
-    doc = document
-    results.append(_guarded("consistency", lambda: parsed.located(consistency_problems(doc))))
-    results.append(
-        _guarded(
-            "dates",
-            lambda: parsed.located(date_problems(doc, today=today, max_age_days=max_age_days)),
-        )
-    )
-    return results, document
+    return results + later, document
 
 
 def _quote_checks(
@@ -761,12 +799,12 @@ def check(
         files = sorted(folder.glob("*.ttl")) if files is None else files
         if export_path is None and (folder / "atlas.json").is_file():
             export_path = folder / "atlas.json"
-    try:
-        parsed = _Parsed(_turtle_files(files))
-    except _CouldNotRunError as failed:
-        return Report((CheckResult("turtle", "error", note=str(failed)),))
-
-    results, document = _turtle_checks(parsed, today, max_age_days)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-shapes") as pool:
+        try:
+            parsed = _Parsed(_turtle_files(files), pool)
+        except _CouldNotRunError as failed:
+            return Report((CheckResult("turtle", "error", note=str(failed)),))
+        results, document = _turtle_checks(parsed, today, max_age_days)
     results += _quote_checks(parsed, document, sources, online, fetch_policy)
     clean = document is not None and not any(
         p.severity == "violation" for r in results for p in r.problems
@@ -808,6 +846,8 @@ def _export_check(
     """The export parses, matches the JSON Schema, and equals ``fresh()``, a fresh export.
 
     ``fresh`` is None when the Turtle files have violations: no fresh export to compare with.
+    An export equal to the fresh one is not validated again: it is the document that the models
+    just validated, and the JSON Schema is generated from them (a check of its own).
     """
     import json  # noqa: PLC0415
 
@@ -844,14 +884,18 @@ def _export_check(
             code="json",
         )
         return CheckResult("export", "ran", (problem,))
-    lines = schema.json_lines(text)
+
+    @functools.cache
+    def lines() -> dict[str, int]:  # the line of each value: only wanted for a problem
+        return schema.json_lines(text)
+
     pointers = {
         "remote-context": "/@context",
         "context": "/@context",
         "schema-version": "/schemaVersion",
     }
     problems = [
-        replace(p, line=lines.get(pointers.get(p.code, ""), p.line))
+        replace(p, line=lines().get(pointers.get(p.code, ""), p.line))
         for p in export._shape_problems(data, name)  # noqa: SLF001 - same package
     ]
     if isinstance(data, dict) and "$schema" in data and data["$schema"] != SCHEMA_URL:
@@ -860,18 +904,20 @@ def _export_check(
                 "violation",
                 f"$schema is {data['$schema']!r}, expected {SCHEMA_URL!r}",
                 file=name,
-                line=lines.get("/$schema"),
+                line=lines().get("/$schema"),
                 hint="this package reads exports of its own schema version; export again",
                 code="schema-url",
             )
         )
     covered = tuple(pointers[p.code] for p in problems if p.code in pointers)
-    problems.extend(schema.schema_problems(data, file=name, lines=lines, ignore=covered))
+    now = fresh() if fresh is not None and not problems else None
+    if text != now:  # a fresh export of the document just read and checked conforms already
+        problems.extend(schema.schema_problems(data, file=name, lines=lines, ignore=covered))
     note = ""
     if fresh is None and not problems:
         note = "not compared with the Turtle files, which have violations"
-    elif fresh is not None and not problems:
-        problems.extend(_staleness(text, fresh(), name))
+    elif now is not None and not problems:
+        problems.extend(_staleness(text, now, name))
     return CheckResult("export", "ran", tuple(problems), note)
 
 
