@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from pathlib import Path
 
 import pytest
 
 import atlas
-from atlas import schema, turtle, verify
+from atlas import _graph, schema, turtle, verify
 from atlas.cli import main
 from checkkit import MINI, copy_mini, no_network, snapshot
 
@@ -227,9 +226,8 @@ def test_the_shipped_quotes_are_in_their_snapshots() -> None:
     assert not quotes.problems, report.text()
 
 
-def test_shacl_validation_of_the_shipped_data_is_fast() -> None:
-    graph = turtle.dataset_graph()
-    schema.shacl_problems(graph)  # warm up: read the shapes, import shacl-rust
-    started = time.perf_counter()
-    assert schema.shacl_problems(graph) == []
-    assert time.perf_counter() - started < 10
+def test_the_shipped_data_meets_the_shapes_read_either_way() -> None:
+    # speed is measured by benchmarks/run.py, not asserted here
+    assert schema.shacl_problems(turtle.dataset_graph()) == []  # an rdflib graph
+    parsed = _graph.parse(turtle.shipped_turtle())
+    assert schema.shacl_problems(parsed) == []  # the files as parsed by atlas check

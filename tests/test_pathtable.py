@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas import _pathtable, _resources, query
+from atlas import _pathtable, _resources, query, verify
 from atlas.cli import main
 
 EXPORT = Path(str(_resources.export_file()))
@@ -117,3 +117,20 @@ def test_export_to_another_file_leaves_the_table_alone(
     monkeypatch.setattr(_resources, "path_table_file", lambda: table)
     assert main(["export", "--output", str(tmp_path / "other.json")]) == 0
     assert not table.exists()
+
+
+@pytest.mark.parametrize("table_text", [None, '{"format": 1}\n'])
+def test_atlas_check_reports_a_missing_or_stale_table(
+    table_text: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "paths.json"
+    if table_text is not None:
+        table.write_text(table_text, encoding="utf-8")
+    monkeypatch.setattr(_resources, "path_table_file", lambda: table)
+    report = verify.check()
+    (problem,) = next(c for c in report.checks if c.name == "export").problems
+    assert problem.severity == "violation"
+    assert problem.code == ("missing" if table_text is None else "stale")
+    assert problem.file == "dataset/paths.json"
+    assert "atlas export" in (problem.hint or "")
+    assert report.exit_code != 0

@@ -128,6 +128,12 @@ class Index:
         self.technologies = {t.id: t for t in document.technologies}
         self.schemes = {s.id: s for s in document.schemes}
         self.atlases = {a.id: a for a in document.atlases}
+        self._by_atlas: dict[str, list[Step]] = {}  # live steps of each atlas, document order
+        for step in document.steps:
+            if not step.deprecated:
+                self._by_atlas.setdefault(step.atlas, []).append(step)
+        # stage id -> its tie-breaking rank in journey orders
+        self._rank = {sid: (s.order is None, s.order or 0, sid) for sid, s in self.stages.items()}
         self._atlas_index: dict[str, _AtlasIndex] = {}
         self._paths: dict[tuple[str, tuple[str, ...]], ExecutionPath] = {}
         # path() calls by their raw arguments, so that a repeated call skips resolving values
@@ -198,8 +204,7 @@ class Index:
             return cached
         dimensions = [self._dimension(scheme_id) for scheme_id in atlas.dimensions]
         live = sorted(
-            (s for s in self.document.steps if s.atlas == atlas.id and not s.deprecated),
-            key=lambda s: (s.order is None, s.order or 0, s.id),
+            self._by_atlas.get(atlas.id, ()), key=lambda s: (s.order is None, s.order or 0, s.id)
         )
         masks: dict[str, int] = {}
         for dim in dimensions:
@@ -209,9 +214,7 @@ class Index:
                     for i, step in enumerate(live)
                     if dim.scheme.id in step.when_any or value.id in step.when
                 )
-        rank = {
-            sid: (stage.order is None, stage.order or 0, sid) for sid, stage in self.stages.items()
-        }
+        rank = self._rank
         try:
             whole = self._topological(atlas, live, rank)
         except CycleError:

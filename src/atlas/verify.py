@@ -824,7 +824,14 @@ def check(
 
         shipped = _resources.export_file()
         name = f"dataset/{shipped.name}"
-        results.append(_guarded("export", lambda: _export_check(shipped, name, compared)))
+
+        def shipped_export() -> CheckResult:
+            result = _export_check(shipped, name, compared)
+            if result.problems:
+                return result
+            return replace(result, problems=tuple(_path_table_problems(shipped)))
+
+        results.append(_guarded("export", shipped_export))
     elif export_path is None:
         results.append(CheckResult("export", "skipped", note="no --export FILE given"))
     else:
@@ -938,6 +945,34 @@ def _staleness(text: str, fresh: str, name: str) -> list[Problem]:
             line=number,
             hint="run 'atlas export' and commit the result",
             code="stale",
+        )
+    ]
+
+
+def _path_table_problems(export_file: Traversable) -> list[Problem]:
+    """The table of printed paths shipped beside the export was made from it."""
+    from atlas import _pathtable, _resources  # noqa: PLC0415
+
+    table = _resources.path_table_file()
+    name = f"dataset/{table.name}"
+    try:
+        text: str | None = table.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = None
+    if text == _pathtable.dumps(_pathtable.build(export_file.read_text(encoding="utf-8"))):
+        return []
+    message = (
+        "the table of printed paths is missing"
+        if text is None
+        else "stale: not made from the export beside it"
+    )
+    return [
+        Problem(
+            "violation",
+            f"{message} ('atlas path' then answers through the models, more slowly)",
+            file=name,
+            hint="run 'atlas export' and commit the result",
+            code="missing" if text is None else "stale",
         )
     ]
 
