@@ -37,8 +37,10 @@ def _dump(model: Any) -> Any:
 
 
 def _cmd_path(args: argparse.Namespace) -> int:
+    from atlas import _pathtable  # noqa: PLC0415 - standard library only
+
     if not args.json:
-        from atlas import _pathtable, _resources  # noqa: PLC0415 - no pydantic on this path
+        from atlas import _resources  # noqa: PLC0415
 
         try:
             export = _resources.export_file().read_bytes()
@@ -50,7 +52,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
         if text is not None:
             sys.stdout.write(text)
             return 0
-    from atlas import _pathtable, query  # noqa: PLC0415
+    from atlas import query  # noqa: PLC0415
 
     result = query.path(*args.values, atlas=args.atlas)
     if args.json:

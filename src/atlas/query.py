@@ -88,8 +88,8 @@ class _AtlasIndex:
     # (no cycle): the order of any path is then this order restricted to its stages
     position: Mapping[str, int] | None
     # with a position: the live steps sorted by the position of their from-stage, each as
-    # (its bit, from-stage, to-stage, its slots, whether it leaves Python)
-    journey: tuple[tuple[int, str, str, list[JourneyStep | None], bool], ...]
+    # (its bit, from-stage, to-stage, its slots, whether it leaves Python, its index)
+    journey: tuple[tuple[int, str, str, list[JourneyStep | None], bool, int], ...]
     names: tuple[str, ...]  # the dimensions' labels, in order
     # with a position: the atlas's stages (id, stage) in journey order
     stages: tuple[tuple[str, Stage], ...]
@@ -228,11 +228,11 @@ class Index:
             and not self.stages[s.to_stage].executes_in_python
             for s in live
         )
-        journey: tuple[tuple[int, str, str, list[JourneyStep | None], bool], ...] = ()
+        journey: tuple[tuple[int, str, str, list[JourneyStep | None], bool, int], ...] = ()
         if position is not None:
             where = position
             journey = tuple(
-                (1 << i, step.from_stage, step.to_stage, slots[i], leaves[i])
+                (1 << i, step.from_stage, step.to_stage, slots[i], leaves[i], i)
                 for i, step in sorted(enumerate(live), key=lambda item: where[item[1].from_stage])
             )  # sorted is stable: curated order breaks ties
         names = tuple(d.scheme.label for d in dimensions)
@@ -272,13 +272,14 @@ class Index:
                 quick.append(concept)
             else:
                 return tuple(quick)
-        return self._chosen(aindex.atlas, aindex, values, named)
+        return self._chosen(aindex, values, named)
 
     @staticmethod
     def _chosen(
-        found: Atlas, aindex: _AtlasIndex, values: tuple[str, ...], named: Mapping[str, str]
+        aindex: _AtlasIndex, values: tuple[str, ...], named: Mapping[str, str]
     ) -> tuple[Concept, ...]:
         """The values resolved one by one, with an error that says what is wrong."""
+        found = aindex.atlas
         names = list(aindex.names)
         if len(values) > len(names):
             raise UnknownValueError(
@@ -347,11 +348,11 @@ class Index:
         if aindex.position is not None:
             # one pass over the journey order: a from-stage is only reached by earlier steps
             reached = {atlas.entry_stage or ""}
-            for bit, source, target, slots, leaves in aindex.journey:
+            for bit, source, target, slots, leaves, i in aindex.journey:
                 if mask & bit and source in reached:
                     reached.add(target)
                     number = len(journey) + 1
-                    item = slots[number] or self._journey_step(aindex, bit, number)
+                    item = slots[number] or self._journey_step(aindex, i, number)
                     journey.append(item)
                     if leaves:
                         ends.append(item)
@@ -360,7 +361,7 @@ class Index:
         else:
             picked, order = self._walk(aindex, mask)
             for number, i in enumerate(picked, start=1):
-                item = aindex.slots[i][number] or self._journey_step(aindex, 1 << i, number)
+                item = aindex.slots[i][number] or self._journey_step(aindex, i, number)
                 journey.append(item)
                 if aindex.leaves_python[i]:
                     ends.append(item)
@@ -383,9 +384,8 @@ class Index:
             },
         )
 
-    def _journey_step(self, aindex: _AtlasIndex, bit: int, number: int) -> JourneyStep:
-        """The live step of ``bit`` as the ``number``-th step of a journey, kept in its slot."""
-        i = bit.bit_length() - 1
+    def _journey_step(self, aindex: _AtlasIndex, i: int, number: int) -> JourneyStep:
+        """The ``i``-th live step as the ``number``-th step of a journey, kept in its slot."""
         step = aindex.steps[i]
         item = _build(
             JourneyStep,
