@@ -73,7 +73,9 @@ def _clean(data: dict[str, Any]) -> dict[str, Any]:
 
 
 @st.composite
-def atlas_documents(draw: Callable[[st.SearchStrategy[Any]], Any]) -> AtlasDocument:
+def atlas_documents(
+    draw: Callable[[st.SearchStrategy[Any]], Any], max_stages: int = 5, max_steps: int = 6
+) -> AtlasDocument:
     """A small, valid, consistent and acyclic document."""
     sources = [
         _clean(
@@ -166,7 +168,7 @@ def atlas_documents(draw: Callable[[st.SearchStrategy[Any]], Any]) -> AtlasDocum
             scheme.update(_clean({"definition": draw(_optional(_texts()))}))
             schemes.append(scheme)
             dimensions.append(scheme)
-        count = draw(st.integers(2, 5))
+        count = draw(st.integers(2, max_stages))
         stage_ids = [f"{aid}-s{k}" for k in range(count)]
         for k, stage_id in enumerate(stage_ids):
             stages.append(
@@ -191,7 +193,7 @@ def atlas_documents(draw: Callable[[st.SearchStrategy[Any]], Any]) -> AtlasDocum
                 )
             )
         pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
-        chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=6, unique=True))
+        chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=max_steps, unique=True))
         atlas_steps = []
         for n, (i, j) in enumerate(chosen):
             when: list[str] = []

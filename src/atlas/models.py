@@ -8,9 +8,10 @@ a stage's id ``"torchdynamo"`` stands for ``https://w3id.org/execution-atlas/sta
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
 from pydantic.alias_generators import to_camel
 
 from atlas._witness.record import WitnessRecord  # noqa: TC001 - pydantic needs it at run time
@@ -342,16 +343,43 @@ class JourneyStep(_Model):
 
 
 class ExecutionPath(_Model):
-    """The stages and steps of one atlas under one choice of every dimension, in journey order."""
+    """The stages and steps of one atlas under one choice of every dimension, in journey order.
+
+    ``summary`` and ``python_ends`` follow from the rest: they are made on first use (and then
+    kept), and appear in ``model_dump()`` and the JSON like the other fields.
+    """
 
     atlas: Id = Field(description="The atlas's id.")
     selection: tuple[Concept, ...] = Field(description="The chosen value of each dimension.")
-    summary: Text = Field(description="E.g. 'torch.compile on an NVIDIA GPU: 12 stages, 12 steps'.")
     stages: tuple[Stage, ...] = Field(description="The stages in journey order.")
     steps: tuple[JourneyStep, ...] = Field(description="The steps in journey order.")
-    python_ends: tuple[JourneyStep, ...] = Field(
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="E.g. 'torch.compile on an NVIDIA GPU: 12 stages, 12 steps'."
+    )
+    @functools.cached_property
+    def summary(self) -> str:
+        """The chosen values, then how many stages and steps the path has."""
+        phrase = " ".join([c.phrase for c in self.selection])
+        n_stages, n_steps = len(self.stages), len(self.steps)
+        return (
+            f"{phrase}: {n_stages} stage{'s' * (n_stages != 1)},"
+            f" {n_steps} step{'s' * (n_steps != 1)}"
+        )
+
+    @computed_field(  # type: ignore[prop-decorator]
         description="The steps that leave the Python interpreter."
     )
+    @functools.cached_property
+    def python_ends(self) -> tuple[JourneyStep, ...]:
+        """The steps from a stage that runs in Python to one that does not."""
+        return tuple(
+            [
+                j
+                for j in self.steps
+                if j.from_stage.executes_in_python and not j.to_stage.executes_in_python
+            ]
+        )
 
     def __str__(self) -> str:
         return self.summary

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import heapq
-from collections.abc import Mapping
+import operator
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -74,7 +76,62 @@ def value_keys(concept: Concept) -> frozenset[str]:
 @dataclass(frozen=True)
 class _Dimension:
     scheme: ConceptScheme
-    lookup: Mapping[str, Concept]  # casefolded label, alias, name or id -> value
+    lookup: dict[str, Concept]  # casefolded label, alias, name or id -> value
+
+
+_I = TypeVar("_I")
+_MAX_WIDTH = 11  # bits per lookup table of a _BitTable: at most 2048 entries each
+
+
+class _BitTable(Generic[_I]):
+    """Items numbered 0..n-1, looked up as the set bits of a mask, a few bits at a time.
+
+    :meth:`items` gives the items whose bits are set, in order, and :meth:`select` also the
+    union of the ints given with each item: a lookup in a table per ``width`` bits (at most
+    2**11 entries each) where a loop would visit every item. The tables depend only on the
+    items, never on a query.
+    """
+
+    __slots__ = ("chunks", "low", "width")
+
+    def __init__(self, items: Sequence[_I], extra: Sequence[int] = ()) -> None:
+        count = -(-len(items) // _MAX_WIDTH)  # so many tables, as few as the width allows
+        self.width = -(-len(items) // count) if items else 1
+        self.low = (1 << self.width) - 1
+        chunks: list[tuple[tuple[tuple[_I, ...], int], ...]] = []
+        for base in range(0, len(items), self.width):
+            part = range(base, min(base + self.width, len(items)))
+            picks = [[k for k in part if byte >> (k - base) & 1] for byte in range(self.low + 1)]
+            chunks.append(
+                tuple(
+                    (tuple([items[k] for k in ks]), _union([extra[k] for k in ks] if extra else []))
+                    for ks in picks
+                )
+            )
+        self.chunks = tuple(chunks)
+
+    def items(self, mask: int) -> tuple[_I, ...]:
+        """The items whose bits are set in ``mask``, in order."""
+        return self.select(mask)[0]
+
+    def select(self, mask: int) -> tuple[tuple[_I, ...], int]:
+        """The items whose bits are set in ``mask``, and the union of their ints."""
+        found: tuple[_I, ...] = ()
+        union = 0
+        low, width = self.low, self.width
+        for chunk in self.chunks:
+            items, bits = chunk[mask & low]
+            found += items
+            union |= bits
+            mask >>= width
+        return found, union
+
+
+def _union(values: list[int]) -> int:
+    union = 0
+    for value in values:
+        union |= value
+    return union
 
 
 @dataclass(frozen=True)
@@ -82,24 +139,41 @@ class _AtlasIndex:
     atlas: Atlas
     dimensions: tuple[_Dimension, ...]
     steps: tuple[Step, ...]  # live (not deprecated) steps, in curated order
-    masks: Mapping[str, int]  # value id -> bit i set when steps[i] applies under that value
+    # Steps are numbered in journey order (curated order when the atlas has a cycle): bit j
+    # of a step mask stands for the j-th step in that order.
+    masks: Mapping[str, int]  # value id -> the steps that apply under that value
+    full: int  # every step
     rank: Mapping[str, tuple[bool, int, str]]  # stage id -> its tie-breaking rank
     # stage id -> position in one journey order of all live steps together, when they have one
-    # (no cycle): the order of any path is then this order restricted to its stages
+    # (no cycle): the order of any path is then this order restricted to its stages, and
+    # bit p of a stage mask stands for the stage at position p
     position: Mapping[str, int] | None
-    # with a position: the live steps sorted by the position of their from-stage, each as
-    # (its bit, from-stage, to-stage, its slots, whether it leaves Python, its index)
-    journey: tuple[tuple[int, str, str, list[JourneyStep | None], bool, int], ...]
+    # with a position: per step in journey order, (its bit, its from-stage's bit, its
+    # to-stage's bit, its index in ``steps``)
+    journey: tuple[tuple[int, int, int, int], ...]
+    entry: int  # with a position: the entry stage's bit
+    # with a position: step bits -> the steps' slots (below), from- and to-stage bits
+    step_table: _BitTable[list[JourneyStep | None]]
+    stages_bits: int  # with a position: how many stage bits (the atlas's stages)
+    stage_table: _BitTable[Stage]  # with a position: stage bits -> the stages
     names: tuple[str, ...]  # the dimensions' labels, in order
-    # with a position: the atlas's stages (id, stage) in journey order
-    stages: tuple[tuple[str, Stage], ...]
+    lookups: tuple[dict[str, Concept], ...]  # the dimensions' lookups, in order
     # per live step: the step as the n-th step of a journey (slot n), made on first use
     slots: tuple[list[JourneyStep | None], ...]
-    # per live step: whether it leaves Python (from a stage in Python to one that is not)
-    leaves_python: tuple[bool, ...]
 
 
 _T = TypeVar("_T", bound=BaseModel)
+
+
+_ID = operator.attrgetter("id")
+_item = list.__getitem__
+_NUMBERS = range(1, sys.maxsize)  # 1, 2, 3... as long as another iterable lasts
+_new = object.__new__
+# pydantic keeps these four in slots of BaseModel: their descriptors set them directly
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _build(cls: type[_T], fields: dict[str, object]) -> _T:
@@ -108,12 +182,17 @@ def _build(cls: type[_T], fields: dict[str, object]) -> _T:
     What ``model_construct`` does for a model whose every field is given, at a fraction of its
     cost; used on the hot path for results assembled from validated records.
     """
-    instance = object.__new__(cls)  # pydantic models have no __new__ of their own
-    object.__setattr__(instance, "__dict__", fields)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(instance, "__pydantic_private__", None)
+    instance = _new(cls)  # pydantic models have no __new__ of their own
+    _set_dict(instance, fields)
+    _set_fields_set(instance, set(fields))
+    _set_extra(instance, None)
+    _set_private(instance, None)
     return instance
+
+
+def _position(items: Sequence[object], item: object) -> int:
+    """The index of this very object in ``items`` (not of one equal to it)."""
+    return next(k for k, other in enumerate(items) if other is item)
 
 
 class Index:
@@ -135,7 +214,7 @@ class Index:
         # stage id -> its tie-breaking rank in journey orders
         self._rank = {sid: (s.order is None, s.order or 0, sid) for sid, s in self.stages.items()}
         self._atlas_index: dict[str, _AtlasIndex] = {}
-        self._paths: dict[tuple[str, tuple[str, ...]], ExecutionPath] = {}
+        self._paths: dict[tuple[str, ...], ExecutionPath] = {}  # by atlas and value ids
         # path() calls by their raw arguments, so that a repeated call skips resolving values
         self._calls: dict[tuple[object, ...], ExecutionPath] = {}
 
@@ -206,49 +285,48 @@ class Index:
         live = sorted(
             self._by_atlas.get(atlas.id, ()), key=lambda s: (s.order is None, s.order or 0, s.id)
         )
-        masks: dict[str, int] = {}
-        for dim in dimensions:
-            for value in dim.scheme.values:
-                masks[value.id] = sum(
-                    1 << i
-                    for i, step in enumerate(live)
-                    if dim.scheme.id in step.when_any or value.id in step.when
-                )
         rank = self._rank
         try:
             whole = self._topological(atlas, live, rank)
         except CycleError:
             whole, position = [], None  # some paths may still be acyclic: each sorted on its own
+            order = list(range(len(live)))
         else:
-            position = {sid: i for i, sid in enumerate(whole)}
+            position = {sid: p for p, sid in enumerate(whole)}
+            where = position  # sorted is stable: curated order breaks ties
+            order = sorted(range(len(live)), key=lambda i: where[live[i].from_stage])
+        masks: dict[str, int] = {}
+        for dim in dimensions:
+            for value in dim.scheme.values:
+                masks[value.id] = sum(
+                    1 << j
+                    for j, i in enumerate(order)
+                    if dim.scheme.id in live[i].when_any or value.id in live[i].when
+                )
+        bits = {sid: 1 << p for p, sid in enumerate(whole)}
+        ends = [(bits[live[i].from_stage], bits[live[i].to_stage]) for i in order] if bits else None
         empty: list[JourneyStep | None] = [None] * (len(live) + 1)
         slots = tuple(empty.copy() for _ in live)
-        leaves = tuple(
-            self.stages[s.from_stage].executes_in_python
-            and not self.stages[s.to_stage].executes_in_python
-            for s in live
-        )
-        journey: tuple[tuple[int, str, str, list[JourneyStep | None], bool, int], ...] = ()
-        if position is not None:
-            where = position
-            journey = tuple(
-                (1 << i, step.from_stage, step.to_stage, slots[i], leaves[i], i)
-                for i, step in sorted(enumerate(live), key=lambda item: where[item[1].from_stage])
-            )  # sorted is stable: curated order breaks ties
-        names = tuple(d.scheme.label for d in dimensions)
-        in_order = tuple((sid, self.stages[sid]) for sid in whole)
         built = _AtlasIndex(
-            atlas,
-            tuple(dimensions),
-            tuple(live),
-            masks,
-            rank,
-            position,
-            journey,
-            names,
-            in_order,
-            slots,
-            leaves,
+            atlas=atlas,
+            dimensions=tuple(dimensions),
+            steps=tuple(live),
+            masks=masks,
+            full=(1 << len(live)) - 1,
+            rank=rank,
+            position=position,
+            journey=tuple((1 << j, *ends[j], i) for j, i in enumerate(order)) if ends else (),
+            entry=bits.get(atlas.entry_stage or "", 0),
+            # with each step, its from-stage's bit shifted above every stage bit, and its
+            # to-stage's bit: one union then gives both the from-stages and the to-stages
+            step_table=_BitTable(
+                [slots[i] for i in order], [f << len(whole) | t for f, t in ends or ()]
+            ),
+            stages_bits=len(whole),
+            stage_table=_BitTable([self.stages[sid] for sid in whole]),
+            names=tuple(d.scheme.label for d in dimensions),
+            lookups=tuple(d.lookup for d in dimensions),
+            slots=slots,
         )
         self._atlas_index[atlas.id] = built
         return built
@@ -263,16 +341,11 @@ class Index:
     def _resolved(
         self, aindex: _AtlasIndex, values: tuple[str, ...], named: Mapping[str, str]
     ) -> tuple[Concept, ...]:
-        if not named and len(values) == len(aindex.dimensions):  # the common case, quickly
-            quick: list[Concept] = []
-            for dim, value in zip(aindex.dimensions, values):  # noqa: B905 - lengths equal
-                concept = dim.lookup.get(fold(value))
-                if concept is None:
-                    break  # the general way below explains what is wrong
-                quick.append(concept)
-            else:
-                return tuple(quick)
-        return self._chosen(aindex, values, named)
+        if not named and len(values) == len(aindex.lookups):  # the common case, quickly
+            chosen = tuple(map(dict.get, aindex.lookups, map(fold, values)))
+            if all(chosen):  # concepts are true; a miss is None
+                return chosen  # type: ignore[return-value]  # no None left
+        return self._chosen(aindex, values, named)  # explains what is wrong
 
     @staticmethod
     def _chosen(
@@ -321,68 +394,71 @@ class Index:
 
     def path(self, *values: str, atlas: str = DEFAULT_ATLAS, **named: str) -> ExecutionPath:
         """The execution path of ``atlas`` under the given dimension values."""
-        found = self.atlas(atlas)
-        aindex = self._index_of(found)
-        chosen = self._resolved(aindex, values, named)
-        if not aindex.dimensions:
+        # an atlas given by its id, with its index built, needs no lookup
+        aindex = self._atlas_index.get(atlas) or self._index_of(self.atlas(atlas))
+        # values given positionally as keys of the lookups (folded) are found at once
+        chosen = tuple(map(dict.get, aindex.lookups, values))
+        if named or len(values) != len(aindex.lookups) or not all(chosen):  # a miss is None
+            chosen = self._resolved(aindex, values, named)
+        if not chosen:
+            found = aindex.atlas
             raise UnknownValueError(
                 "atlas for paths",
                 found.id,
                 [a.id for a in self.atlases.values() if a.dimensions],
                 extra=f"atlas {found.id!r} has no dimensions and so no execution paths",
             )
-        key = (found.id, tuple([c.id for c in chosen]))
+        key = (aindex.atlas.id, *map(_ID, chosen))
         cached = self._paths.get(key)
         if cached is None:
-            cached = self._paths[key] = self._compute(aindex, chosen)
+            cached = self._paths[key] = self._compute(aindex, chosen)  # type: ignore[arg-type]
         return cached
 
     def _compute(self, aindex: _AtlasIndex, chosen: tuple[Concept, ...]) -> ExecutionPath:
-        atlas = aindex.atlas
-        masks = aindex.masks
-        mask = (1 << len(aindex.steps)) - 1
-        for concept in chosen:
-            mask &= masks[concept.id]
-        journey: list[JourneyStep] = []
-        ends: list[JourneyStep] = []
+        mask = aindex.full
+        for value_mask in map(aindex.masks.__getitem__, map(_ID, chosen)):
+            mask &= value_mask
         if aindex.position is not None:
-            # one pass over the journey order: a from-stage is only reached by earlier steps
-            reached = {atlas.entry_stage or ""}
-            for bit, source, target, slots, leaves, i in aindex.journey:
-                if mask & bit and source in reached:
-                    reached.add(target)
-                    number = len(journey) + 1
-                    item = slots[number] or self._journey_step(aindex, i, number)
-                    journey.append(item)
-                    if leaves:
-                        ends.append(item)
-            # the entry is the first step's from-stage, and every stage reached is on the path
-            stages = tuple([s for sid, s in aindex.stages if sid in reached]) if journey else ()
+            picked: Sequence[list[JourneyStep | None]]
+            picked, union = aindex.step_table.select(mask)
+            froms = union >> aindex.stages_bits
+            reached = aindex.entry | union ^ froms << aindex.stages_bits
+            if froms & ~reached:
+                # a step starts at a stage no step reaches: keep only the steps reached from
+                # the entry, in one pass over the journey order. Otherwise every step is
+                # reached: in a journey order each from-stage is the entry or the target of
+                # an earlier step, so by induction all of them are reached.
+                picked, reached = self._reach(aindex, mask)
+            # each item is a step's slots, the n-th holding it as the n-th step once made
+            journey = tuple(map(_item, picked, _NUMBERS))
+            if not all(journey):  # a step new at its place: made once, kept in its slot
+                journey = tuple(
+                    item or self._journey_step(aindex, _position(aindex.slots, slots), number)
+                    for number, (item, slots) in enumerate(zip(journey, picked), start=1)  # noqa: B905
+                )
+            stages = aindex.stage_table.select(reached)[0] if journey else ()
         else:
-            picked, order = self._walk(aindex, mask)
-            for number, i in enumerate(picked, start=1):
-                item = aindex.slots[i][number] or self._journey_step(aindex, i, number)
-                journey.append(item)
-                if aindex.leaves_python[i]:
-                    ends.append(item)
-            stages = tuple(map(self.stages.__getitem__, order))
-        phrase = " ".join([c.summary_phrase or c.label for c in chosen])  # their .phrase
-        n_stages, n_steps = len(stages), len(journey)
-        summary = (
-            f"{phrase}: {n_stages} stage{'s' * (n_stages != 1)},"
-            f" {n_steps} step{'s' * (n_steps != 1)}"
-        )
+            order, names = self._walk(aindex, mask)
+            journey = tuple(
+                aindex.slots[i][number] or self._journey_step(aindex, i, number)
+                for number, i in enumerate(order, start=1)
+            )
+            stages = tuple(map(self.stages.__getitem__, names))
         return _build(
             ExecutionPath,
-            {
-                "atlas": atlas.id,
-                "selection": chosen,
-                "summary": summary,
-                "stages": stages,
-                "steps": tuple(journey),
-                "python_ends": tuple(ends),
-            },
+            {"atlas": aindex.atlas.id, "selection": chosen, "stages": stages, "steps": journey},
         )
+
+    @staticmethod
+    def _reach(aindex: _AtlasIndex, mask: int) -> tuple[list[list[JourneyStep | None]], int]:
+        """The steps of ``mask`` reached from the entry (their slots), and the stages reached."""
+        picked: list[list[JourneyStep | None]] = []
+        reached = aindex.entry
+        for bit, source, target, i in aindex.journey:
+            if mask & bit and reached & source:
+                reached |= target
+                picked.append(aindex.slots[i])
+        return picked, reached
 
     def _journey_step(self, aindex: _AtlasIndex, i: int, number: int) -> JourneyStep:
         """The ``i``-th live step as the ``number``-th step of a journey, kept in its slot."""

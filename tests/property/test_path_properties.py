@@ -107,3 +107,41 @@ def test_paths_accept_every_label_and_alias(document: AtlasDocument) -> None:
                 # an alias may be shared with another value of the same dimension: then the
                 # first declared value wins, consistently
                 assert found.atlas == atlas.id
+
+
+def _reference(
+    index: Index, document: AtlasDocument, atlas_id: str, selection: dict[str, str]
+) -> tuple[list[str], list[str]]:
+    """The path by its definition, one step at a time: the steps that match the selection,
+    taken in journey order when their from-stage is the entry or was reached before."""
+    atlas = index.atlas(atlas_id)
+    live = sorted(
+        (s for s in document.steps if s.atlas == atlas_id and not s.deprecated),
+        key=lambda s: (s.order is None, s.order or 0, s.id),
+    )
+    rank = {s.id: (s.order is None, s.order or 0, s.id) for s in document.stages}
+    whole = index._topological(atlas, live, rank)
+    position = {sid: p for p, sid in enumerate(whole)}
+    reached = {atlas.entry_stage}
+    taken = []
+    for step in sorted(live, key=lambda s: position[s.from_stage]):
+        if _matches(step, selection) and step.from_stage in reached:
+            taken.append(step.id)
+            reached.add(step.to_stage)
+    stages = [sid for sid in whole if sid in reached] if taken else []
+    return taken, stages
+
+
+@SETTINGS
+@given(atlas_documents(max_stages=14, max_steps=30))
+def test_paths_match_their_definition_on_larger_atlases(document: AtlasDocument) -> None:
+    # up to 30 steps and 14 stages: the lookup tables of steps and stages span several chunks,
+    # and steps that match but start at a stage no step reaches are common
+    index = Index(document)
+    for atlas in document.atlases:
+        for selection in _combinations(document, atlas.id):
+            path = index.path(*selection.values(), atlas=atlas.id)
+            taken, stages = _reference(index, document, atlas.id, selection)
+            assert [j.step.id for j in path.steps] == taken, selection
+            assert [j.number for j in path.steps] == list(range(1, len(taken) + 1))
+            assert [s.id for s in path.stages] == stages, selection
