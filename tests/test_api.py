@@ -49,6 +49,19 @@ def test_python_ends_are_derived_from_the_stages(index: Index) -> None:
     assert [j.id for j in path.python_ends] == ["toy-interp-slow"]
 
 
+def test_a_dumped_path_reads_back_and_its_derived_fields_must_agree(index: Index) -> None:
+    path = index.path("slow", "x", atlas="toy")
+    dumped = path.model_dump(mode="json", by_alias=True)
+    assert dumped["summary"] == path.summary
+    assert [e["number"] for e in dumped["pythonEnds"]] == [j.number for j in path.python_ends]
+    assert atlas.ExecutionPath.model_validate(dumped) == path
+    assert atlas.ExecutionPath.model_validate_json(path.model_dump_json()) == path
+    with pytest.raises(ValueError, match="summary 'two steps' does not match the path"):
+        atlas.ExecutionPath.model_validate({**dumped, "summary": "two steps"})
+    with pytest.raises(ValueError, match=r"python_ends are steps \[\]"):
+        atlas.ExecutionPath.model_validate({**dumped, "pythonEnds": []})
+
+
 def test_values_accept_labels_aliases_ids_and_names_case_insensitively(index: Index) -> None:
     reference = index.path("fast", "y", atlas="toy")
     for mode, device in (("QUICK", "why"), ("toy-mode/fast", "Y Device"), (" fast ", "y")):

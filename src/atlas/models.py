@@ -11,7 +11,15 @@ import datetime as dt
 import functools
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, computed_field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidatorFunctionWrapHandler,
+    computed_field,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from atlas._witness.record import WitnessRecord  # noqa: TC001 - pydantic needs it at run time
@@ -342,6 +350,9 @@ class JourneyStep(_Model):
         return "\n".join(lines)
 
 
+_DERIVED = {"summary": "summary", "python_ends": "python_ends", "pythonEnds": "python_ends"}
+
+
 class ExecutionPath(_Model):
     """The stages and steps of one atlas under one choice of every dimension, in journey order.
 
@@ -353,6 +364,33 @@ class ExecutionPath(_Model):
     selection: tuple[Concept, ...] = Field(description="The chosen value of each dimension.")
     stages: tuple[Stage, ...] = Field(description="The stages in journey order.")
     steps: tuple[JourneyStep, ...] = Field(description="The steps in journey order.")
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _derived_fields_agree(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """Read back a dumped path: its derived fields must be what they are derived to be."""
+        given: dict[str, Any] = {}
+        if isinstance(data, dict):
+            data = dict(data)
+            for key, name in _DERIVED.items():
+                if key in data:
+                    given[name] = data.pop(key)
+        path = handler(data)
+        if "summary" in given and given["summary"] != path.summary:
+            msg = f"summary {given['summary']!r} does not match the path: {path.summary!r}"
+            raise ValueError(msg)
+        if "python_ends" in given:
+            numbers = [
+                end.get("number") if isinstance(end, dict) else getattr(end, "number", None)
+                for end in given["python_ends"]
+            ]
+            if numbers != [j.number for j in path.python_ends]:
+                msg = (
+                    f"python_ends are steps {numbers}, but the steps that leave Python are"
+                    f" {[j.number for j in path.python_ends]}"
+                )
+                raise ValueError(msg)
+        return path
 
     @computed_field(  # type: ignore[prop-decorator]
         description="E.g. 'torch.compile on an NVIDIA GPU: 12 stages, 12 steps'."

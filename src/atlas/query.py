@@ -117,7 +117,7 @@ class _BitTable(Generic[_I]):
     def select(self, mask: int) -> tuple[tuple[_I, ...], int]:
         """The items whose bits are set in ``mask``, and the union of their ints."""
         chunks = self.chunks
-        if len(chunks) == 2:  # the usual size (12 to 22 items), without a loop
+        if len(chunks) == 2:  # noqa: PLR2004 - two tables (12 to 22 items), without a loop
             first, a = chunks[0][mask & self.low]
             second, b = chunks[1][mask >> self.width]
             return first + second, a | b
