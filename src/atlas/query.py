@@ -443,12 +443,12 @@ class Index:
                 )
             stages = aindex.stage_table.select(reached)[0] if journey else ()
         else:
-            order, names = self._walk(aindex, mask)
+            step_order, stage_order = self._walk(aindex, mask)
             journey = tuple(
                 aindex.slots[i][number] or self._journey_step(aindex, i, number)
-                for number, i in enumerate(order, start=1)
+                for number, i in enumerate(step_order, start=1)
             )
-            stages = tuple(map(self.stages.__getitem__, names))
+            stages = tuple(map(self.stages.__getitem__, stage_order))
         return _build(
             ExecutionPath,
             {"atlas": aindex.atlas.id, "selection": chosen, "stages": stages, "steps": journey},
