@@ -86,8 +86,8 @@ _MAX_WIDTH = 11  # bits per lookup table of a _BitTable: at most 2048 entries ea
 class _BitTable(Generic[_I]):
     """Items numbered 0..n-1, looked up as the set bits of a mask, a few bits at a time.
 
-    :meth:`items` gives the items whose bits are set, in order, and :meth:`select` also the
-    union of the ints given with each item: a lookup in a table per ``width`` bits (at most
+    :meth:`select` gives the items whose bits are set, in order, and the union of the ints
+    given with each of them (0 without): a lookup in a table per ``width`` bits (at most
     2**11 entries each) where a loop would visit every item. The tables depend only on the
     items, never on a query.
     """
@@ -109,10 +109,6 @@ class _BitTable(Generic[_I]):
                 )
             )
         self.chunks = tuple(chunks)
-
-    def items(self, mask: int) -> tuple[_I, ...]:
-        """The items whose bits are set in ``mask``, in order."""
-        return self.select(mask)[0]
 
     def select(self, mask: int) -> tuple[tuple[_I, ...], int]:
         """The items whose bits are set in ``mask``, and the union of their ints."""
