@@ -79,6 +79,23 @@ class _Dimension:
     lookup: dict[str, Concept]  # casefolded label, alias, name or id -> value
 
 
+class _Value:
+    """A dimension value of one atlas with its step mask: one object per value, however named.
+
+    Compared and hashed by identity, so that a tuple of them keys the atlas's memo of paths
+    without building a key.
+    """
+
+    __slots__ = ("concept", "mask")
+
+    def __init__(self, concept: Concept, mask: int) -> None:
+        self.concept = concept
+        self.mask = mask  # the steps that apply under this value
+
+    def __repr__(self) -> str:
+        return f"_Value({self.concept.id!r}, {self.mask:#b})"
+
+
 _I = TypeVar("_I")
 _MAX_WIDTH = 11  # bits per lookup table of a _BitTable: at most 2048 entries each
 
@@ -142,7 +159,6 @@ class _AtlasIndex:
     steps: tuple[Step, ...]  # live (not deprecated) steps, in curated order
     # Steps are numbered in journey order (curated order when the atlas has a cycle): bit j
     # of a step mask stands for the j-th step in that order.
-    masks: Mapping[str, int]  # value id -> the steps that apply under that value
     full: int  # every step
     rank: Mapping[str, tuple[bool, int, str]]  # stage id -> its tie-breaking rank
     # stage id -> position in one journey order of all live steps together, when they have one
@@ -158,7 +174,9 @@ class _AtlasIndex:
     stages_bits: int  # with a position: how many stage bits (the atlas's stages)
     stage_table: _BitTable[Stage]  # with a position: stage bits -> the stages
     names: tuple[str, ...]  # the dimensions' labels, in order
-    lookups: tuple[dict[str, Concept], ...]  # the dimensions' lookups, in order
+    # the dimensions' lookups, in order: casefolded label, alias, name or id -> the value
+    lookups: tuple[dict[str, _Value], ...]
+    paths: dict[tuple[_Value, ...], ExecutionPath]  # memo: the paths computed, by their values
     # per live step: the step as the n-th step of a journey (slot n), made on first use
     slots: tuple[list[JourneyStep | None], ...]
 
@@ -167,6 +185,7 @@ _T = TypeVar("_T", bound=BaseModel)
 
 
 _ID = operator.attrgetter("id")
+_CONCEPT = operator.attrgetter("concept")
 _item = list.__getitem__
 _NUMBERS = range(1, sys.maxsize)  # 1, 2, 3... as long as another iterable lasts
 _new = object.__new__
@@ -214,8 +233,7 @@ class Index:
                 self._by_atlas.setdefault(step.atlas, []).append(step)
         # stage id -> its tie-breaking rank in journey orders
         self._rank = {sid: (s.order is None, s.order or 0, sid) for sid, s in self.stages.items()}
-        self._atlas_index: dict[str, _AtlasIndex] = {}
-        self._paths: dict[tuple[str, ...], ExecutionPath] = {}  # by atlas and value ids
+        self._atlas_index: dict[str, _AtlasIndex] = {}  # each with its memo of paths
         # path() calls by their raw arguments, so that a repeated call skips resolving values
         self._calls: dict[tuple[object, ...], ExecutionPath] = {}
 
@@ -296,14 +314,20 @@ class Index:
             position = {sid: p for p, sid in enumerate(whole)}
             where = position  # sorted is stable: curated order breaks ties
             order = sorted(range(len(live)), key=lambda i: where[live[i].from_stage])
-        masks: dict[str, int] = {}
+        lookups: list[dict[str, _Value]] = []
         for dim in dimensions:
-            for value in dim.scheme.values:
-                masks[value.id] = sum(
-                    1 << j
-                    for j, i in enumerate(order)
-                    if dim.scheme.id in live[i].when_any or value.id in live[i].when
+            wrapped = {
+                value.id: _Value(
+                    value,
+                    sum(
+                        1 << j
+                        for j, i in enumerate(order)
+                        if dim.scheme.id in live[i].when_any or value.id in live[i].when
+                    ),
                 )
+                for value in dim.scheme.values
+            }
+            lookups.append({key: wrapped[value.id] for key, value in dim.lookup.items()})
         bits = {sid: 1 << p for p, sid in enumerate(whole)}
         ends = [(bits[live[i].from_stage], bits[live[i].to_stage]) for i in order] if bits else None
         empty: list[JourneyStep | None] = [None] * (len(live) + 1)
@@ -312,7 +336,6 @@ class Index:
             atlas=atlas,
             dimensions=tuple(dimensions),
             steps=tuple(live),
-            masks=masks,
             full=(1 << len(live)) - 1,
             rank=rank,
             position=position,
@@ -326,7 +349,8 @@ class Index:
             stages_bits=len(whole),
             stage_table=_BitTable([self.stages[sid] for sid in whole]),
             names=tuple(d.scheme.label for d in dimensions),
-            lookups=tuple(d.lookup for d in dimensions),
+            lookups=tuple(lookups),
+            paths={},
             slots=slots,
         )
         self._atlas_index[atlas.id] = built
@@ -337,21 +361,22 @@ class Index:
     ) -> tuple[Atlas, tuple[Concept, ...]]:
         """Resolve dimension values given by position and by name to concepts of ``atlas``."""
         found = self.atlas(atlas)
-        return found, self._resolved(self._index_of(found), values, named)
+        chosen = self._resolved(self._index_of(found), values, named)
+        return found, tuple(map(_CONCEPT, chosen))
 
     def _resolved(
         self, aindex: _AtlasIndex, values: tuple[str, ...], named: Mapping[str, str]
-    ) -> tuple[Concept, ...]:
+    ) -> tuple[_Value, ...]:
         if not named and len(values) == len(aindex.lookups):  # the common case, quickly
             chosen = tuple(map(dict.get, aindex.lookups, map(fold, values)))
-            if all(chosen):  # concepts are true; a miss is None
+            if all(chosen):  # a miss is None
                 return chosen  # type: ignore[return-value]  # no None left
         return self._chosen(aindex, values, named)  # explains what is wrong
 
     @staticmethod
     def _chosen(
         aindex: _AtlasIndex, values: tuple[str, ...], named: Mapping[str, str]
-    ) -> tuple[Concept, ...]:
+    ) -> tuple[_Value, ...]:
         """The values resolved one by one, with an error that says what is wrong."""
         found = aindex.atlas
         names = list(aindex.names)
@@ -369,14 +394,14 @@ class Index:
             if key in given:
                 raise UnknownValueError(f"repeated dimension {key!r}; value", value, [given[key]])
             given[key] = value
-        chosen: list[Concept] = []
-        for dim in aindex.dimensions:
+        chosen: list[_Value] = []
+        for dim, lookup in zip(aindex.dimensions, aindex.lookups, strict=True):
             name = dim.scheme.label
             if name not in given:
                 labels = [v.label for v in dim.scheme.values]
                 raise MissingValueError(name, found.id, labels, names)
-            concept = dim.lookup.get(fold(given[name]))
-            if concept is None:
+            known = lookup.get(fold(given[name]))
+            if known is None:
                 other = [
                     d.scheme.label
                     for d in aindex.dimensions
@@ -390,7 +415,7 @@ class Index:
                 raise UnknownValueError(
                     name, given[name], [v.label for v in dim.scheme.values], extra=extra
                 )
-            chosen.append(concept)
+            chosen.append(known)
         return tuple(chosen)
 
     def path(self, *values: str, atlas: str = DEFAULT_ATLAS, **named: str) -> ExecutionPath:
@@ -409,16 +434,15 @@ class Index:
                 [a.id for a in self.atlases.values() if a.dimensions],
                 extra=f"atlas {found.id!r} has no dimensions and so no execution paths",
             )
-        key = (aindex.atlas.id, *map(_ID, chosen))
-        cached = self._paths.get(key)
+        cached = aindex.paths.get(chosen)  # type: ignore[arg-type]  # no None left
         if cached is None:
-            cached = self._paths[key] = self._compute(aindex, chosen)  # type: ignore[arg-type]
+            cached = aindex.paths[chosen] = self._compute(aindex, chosen)  # type: ignore[index, arg-type]
         return cached
 
-    def _compute(self, aindex: _AtlasIndex, chosen: tuple[Concept, ...]) -> ExecutionPath:
+    def _compute(self, aindex: _AtlasIndex, chosen: tuple[_Value, ...]) -> ExecutionPath:
         mask = aindex.full
-        for value_mask in map(aindex.masks.__getitem__, map(_ID, chosen)):
-            mask &= value_mask
+        for value in chosen:
+            mask &= value.mask
         if aindex.position is not None:
             picked: Sequence[list[JourneyStep | None]]
             picked, union = aindex.step_table.select(mask)
@@ -445,10 +469,18 @@ class Index:
                 for number, i in enumerate(step_order, start=1)
             )
             stages = tuple(map(self.stages.__getitem__, stage_order))
-        return _build(
-            ExecutionPath,
-            {"atlas": aindex.atlas.id, "selection": chosen, "stages": stages, "steps": journey},
-        )
+        fields = {
+            "atlas": aindex.atlas.id,
+            "selection": tuple(map(_CONCEPT, chosen)),
+            "stages": stages,
+            "steps": journey,
+        }
+        result: ExecutionPath = _new(ExecutionPath)  # what _build does, without the call
+        _set_dict(result, fields)
+        _set_fields_set(result, set(fields))
+        _set_extra(result, None)
+        _set_private(result, None)
+        return result
 
     @staticmethod
     def _reach(aindex: _AtlasIndex, mask: int) -> tuple[list[list[JourneyStep | None]], int]:
