@@ -11,7 +11,7 @@ import pytest
 import atlas
 from atlas import _results, cli, export, store
 from atlas._sparql import substitute
-from atlas.errors import UnknownIdError, UnknownValueError
+from atlas.errors import MissingValueError, UnknownIdError, UnknownValueError
 from atlas.query import Index
 
 MINI = Path(__file__).parent / "fixtures" / "mini"
@@ -266,6 +266,18 @@ def test_cli_lists_named_queries(capsys: pytest.CaptureFixture[str]) -> None:
     assert "path: " in out
     assert "--bind atlas=" in out
     assert "DIMENSION=VALUE" in out
+
+
+def test_a_parameter_left_without_a_value_is_named_with_what_it_takes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(
+        MissingValueError, match="query 'path' needs a value for its parameter 'atlas': the atlas"
+    ):
+        store.named_query("path").bind({"mode": "compile", "device": "gpu"})
+    code, _, err = run_cli(capsys, "sparql", "--name", "evidence")
+    assert code != 0
+    assert "query 'evidence' needs a value for its parameter 'subject': the step" in err
 
 
 def test_cli_runs_a_named_query_with_bindings(capsys: pytest.CaptureFixture[str]) -> None:

@@ -96,7 +96,7 @@ class UnknownValueError(AtlasError, ValueError):
 
 
 class MissingValueError(UnknownValueError):
-    """A dimension (such as the device) left without a value."""
+    """A value left out: of a dimension (such as the device), or of a named query's parameter."""
 
     def __init__(self, dimension: str, atlas: str, choices: list[str], order: list[str]) -> None:
         self.value = ""
@@ -106,6 +106,21 @@ class MissingValueError(UnknownValueError):
             f"missing the {dimension} for atlas {atlas!r}: give one of {', '.join(choices)} "
             f"(the values go in this order: {', '.join(order)})",
         )
+
+    @classmethod
+    def parameter(cls, query: str, name: str, about: str) -> MissingValueError:
+        """The parameter ``name`` of the named query ``query`` was given no value.
+
+        >>> str(MissingValueError.parameter("path", "atlas", "the atlas, e.g. pytorch"))
+        "query 'path' needs a value for its parameter 'atlas': the atlas, e.g. pytorch"
+        """
+        error = cls.__new__(cls)
+        error.value = ""
+        error.choices = ()
+        ValueError.__init__(
+            error, f"query {query!r} needs a value for its parameter {name!r}: {about}"
+        )
+        return error
 
 
 class UnknownIdError(AtlasError, LookupError):

@@ -24,7 +24,13 @@ import pyoxigraph
 from atlas import _resources
 from atlas._results import BASE_IRI, Result, Solutions, Term, Triples, formats_for, serialize
 from atlas._sparql import ReadOnlyError, refuse_unsafe
-from atlas.errors import AtlasError, NetworkRefusedError, UnknownIdError, UnknownValueError
+from atlas.errors import (
+    AtlasError,
+    MissingValueError,
+    NetworkRefusedError,
+    UnknownIdError,
+    UnknownValueError,
+)
 
 if TYPE_CHECKING:
     from atlas.models import ConceptScheme
@@ -326,7 +332,8 @@ class NamedQuery:
         the chosen concepts fill the selection variables.
 
         Raises:
-            UnknownValueError: an unknown name, a missing value or an unknown dimension value.
+            UnknownValueError: an unknown name or dimension value; MissingValueError (a subclass):
+                a parameter left without a value.
         """
         known = {p.name: p for p in self.parameters}
         bound: dict[str, Term] = {}
@@ -343,13 +350,9 @@ class NamedQuery:
                 raise UnknownValueError(
                     f"parameter of query {self.name!r}", key, [*known, *self.selection]
                 )
-        missing = [p.name for p in self.parameters if not p.optional and p.name not in bound]
-        if missing:
-            raise UnknownValueError(
-                f"value for {missing[0]!r} (missing) in query {self.name!r}; value",
-                "",
-                [f"{p.name}: {p.description}" for p in self.parameters],
-            )
+        for parameter in self.parameters:
+            if not parameter.optional and parameter.name not in bound:
+                raise MissingValueError.parameter(self.name, parameter.name, parameter.description)
         if dimensions:
             atlas = bound.get("atlas")
             iri = atlas.value if isinstance(atlas, pyoxigraph.NamedNode) else None
