@@ -184,7 +184,6 @@ class _AtlasIndex:
 _T = TypeVar("_T", bound=BaseModel)
 
 
-_ID = operator.attrgetter("id")
 _CONCEPT = operator.attrgetter("concept")
 _item = list.__getitem__
 _NUMBERS = range(1, sys.maxsize)  # 1, 2, 3... as long as another iterable lasts
