@@ -468,18 +468,15 @@ class Index:
                 for number, i in enumerate(step_order, start=1)
             )
             stages = tuple(map(self.stages.__getitem__, stage_order))
-        fields = {
-            "atlas": aindex.atlas.id,
-            "selection": tuple(map(_CONCEPT, chosen)),
-            "stages": stages,
-            "steps": journey,
-        }
-        result: ExecutionPath = _new(ExecutionPath)  # what _build does, without the call
-        _set_dict(result, fields)
-        _set_fields_set(result, set(fields))
-        _set_extra(result, None)
-        _set_private(result, None)
-        return result
+        return _build(
+            ExecutionPath,
+            {
+                "atlas": aindex.atlas.id,
+                "selection": tuple(map(_CONCEPT, chosen)),
+                "stages": stages,
+                "steps": journey,
+            },
+        )
 
     @staticmethod
     def _reach(aindex: _AtlasIndex, mask: int) -> tuple[list[list[JourneyStep | None]], int]:
