@@ -62,6 +62,20 @@ def test_a_dumped_path_reads_back_and_its_derived_fields_must_agree(index: Index
         atlas.ExecutionPath.model_validate({**dumped, "pythonEnds": []})
 
 
+def test_paths_are_whole_models_and_a_copy_stands_alone(index: Index) -> None:
+    # paths and their steps are made without validation, sharing their set of field names
+    fast, slow = index.path("fast", "x", atlas="toy"), index.path("slow", "y", atlas="toy")
+    assert fast.model_fields_set == set(atlas.ExecutionPath.model_fields)
+    assert fast.steps[0].model_fields_set == set(atlas.JourneyStep.model_fields)
+    copy = fast.model_copy(update={"atlas": "other"})
+    copy.model_fields_set.add("extra")
+    copy.steps[0].model_copy().model_fields_set.add("extra")
+    assert "extra" not in fast.model_fields_set | slow.model_fields_set
+    assert "extra" not in fast.steps[0].model_fields_set | slow.steps[0].model_fields_set
+    assert copy.atlas == "other"
+    assert fast.atlas == "toy"
+
+
 def test_values_accept_labels_aliases_ids_and_names_case_insensitively(index: Index) -> None:
     reference = index.path("fast", "y", atlas="toy")
     for mode, device in (("QUICK", "why"), ("toy-mode/fast", "Y Device"), (" fast ", "y")):

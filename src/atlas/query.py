@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import heapq
 import operator
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -86,11 +85,12 @@ class _Value:
     without building a key.
     """
 
-    __slots__ = ("concept", "mask")
+    __slots__ = ("concept", "mask", "selection")
 
     def __init__(self, concept: Concept, mask: int) -> None:
         self.concept = concept
         self.mask = mask  # the steps that apply under this value
+        self.selection = (concept,)  # its part of a path's selection, joined by +
 
     def __repr__(self) -> str:
         return f"_Value({self.concept.id!r}, {self.mask:#b})"
@@ -98,6 +98,17 @@ class _Value:
 
 _I = TypeVar("_I")
 _MAX_WIDTH = 11  # bits per lookup table of a _BitTable: at most 2048 entries each
+
+
+def _subsets(size: int) -> list[tuple[int, int]]:
+    """For bits 1 to 2**size - 1 in turn: the index of the highest set bit, and the bits without it.
+
+    Tables indexed by bits are filled in this order, each entry from an earlier one: the entry
+    without the highest bit, then the highest bit's item.
+    """
+    return [
+        (bits.bit_length() - 1, bits ^ 1 << bits.bit_length() - 1) for bits in range(1, 1 << size)
+    ]
 
 
 class _BitTable(Generic[_I]):
@@ -117,14 +128,12 @@ class _BitTable(Generic[_I]):
         self.low = (1 << self.width) - 1
         chunks: list[tuple[tuple[tuple[_I, ...], int], ...]] = []
         for base in range(0, len(items), self.width):
-            part = range(base, min(base + self.width, len(items)))
-            picks = [[k for k in part if byte >> (k - base) & 1] for byte in range(self.low + 1)]
-            chunks.append(
-                tuple(
-                    (tuple([items[k] for k in ks]), _union([extra[k] for k in ks] if extra else []))
-                    for ks in picks
-                )
-            )
+            entries: list[tuple[tuple[_I, ...], int]] = [((), 0)]
+            for top, rest in _subsets(min(self.width, len(items) - base)):
+                found, union = entries[rest]
+                more = extra[base + top] if extra else 0
+                entries.append(((*found, items[base + top]), union | more))
+            chunks.append(tuple(entries))
         self.chunks = tuple(chunks)
 
     def select(self, mask: int) -> tuple[tuple[_I, ...], int]:
@@ -145,11 +154,82 @@ class _BitTable(Generic[_I]):
         return found, union
 
 
-def _union(values: list[int]) -> int:
-    union = 0
-    for value in values:
-        union |= value
-    return union
+_MAX_ENTRIES = 1 << 13  # entries of the tables of a _RankedTable, all chunks together
+
+
+def _ranked_width(count: int) -> int | None:
+    """The chunk width giving a _RankedTable the fewest chunks, then the fewest entries.
+
+    None when even the smallest tables would exceed ``_MAX_ENTRIES``.
+    """
+    best: tuple[int, int, int] | None = None
+    for width in range(1, max(1, min(count, _MAX_WIDTH)) + 1):
+        # a table per chunk and per rank of its first item (0..base), 2**bits entries each
+        entries = sum((base + 1) << min(width, count - base) for base in range(0, count, width))
+        candidate = (-(-count // width), entries, width)
+        if entries <= _MAX_ENTRIES and (best is None or candidate < best):
+            best = candidate
+    return best[2] if best else None
+
+
+class _RankedTable(Generic[_I]):
+    """Items picked by the set bits of a mask, each as the variant for its rank among them.
+
+    ``variants[k][r]`` stands for item ``k`` when ``r`` picked items come before it (so
+    ``r <= k``), e.g. a step as the (r+1)-th step of a journey. :meth:`select` gives the
+    picked items' variants in order, and the union of the ints given with them: one lookup
+    per chunk of bits, in the table for that chunk and the rank of its first pick. Every
+    entry is made when the table is built, from the items alone; none on a query. Where
+    such tables would hold more than ``_MAX_ENTRIES`` entries, the items are picked from a
+    :class:`_BitTable` and each variant then looked up by its rank.
+    """
+
+    __slots__ = ("low", "plain", "tables", "unions", "width")
+
+    def __init__(self, variants: Sequence[tuple[_I, ...]], extra: Sequence[int] = ()) -> None:
+        width = _ranked_width(len(variants))
+        self.plain = None if width else _BitTable(variants, extra)
+        self.width = width or 1
+        self.low = (1 << self.width) - 1
+        tables: list[tuple[tuple[tuple[_I, ...], ...], ...]] = []
+        unions: list[tuple[int, ...]] = []
+        for base in range(0, len(variants) if width else 0, self.width):
+            size = min(self.width, len(variants) - base)
+            tops = _subsets(size)
+            chunk_unions = [0]
+            for top, rest in tops:
+                chunk_unions.append((chunk_unions[rest] | extra[base + top]) if extra else 0)
+            unions.append(tuple(chunk_unions))
+            ranked = []
+            for rank in range(base + 1):
+                table: list[tuple[_I, ...]] = [()]
+                for top, rest in tops:
+                    before = table[rest]
+                    table.append((*before, variants[base + top][rank + len(before)]))
+                ranked.append(tuple(table))
+            tables.append(tuple(ranked))
+        self.tables = tuple(tables)
+        self.unions = tuple(unions)
+
+    def select(self, mask: int) -> tuple[tuple[_I, ...], int]:
+        """The variants of the items whose bits are set in ``mask``, and the union of their ints."""
+        tables, unions = self.tables, self.unions
+        if len(tables) == 2:  # noqa: PLR2004 - two chunks, without a loop
+            low, high = mask & self.low, mask >> self.width
+            first = tables[0][0][low]
+            return first + tables[1][len(first)][high], unions[0][low] | unions[1][high]
+        if self.plain is not None:
+            items, union = self.plain.select(mask)
+            return tuple([variant[r] for r, variant in enumerate(items)]), union
+        found: tuple[_I, ...] = ()
+        union = 0
+        low, width = self.low, self.width
+        for table, chunk_unions in zip(tables, unions, strict=True):
+            bits = mask & low
+            found += table[len(found)][bits]
+            union |= chunk_unions[bits]
+            mask >>= width
+        return found, union
 
 
 @dataclass(frozen=True)
@@ -166,27 +246,27 @@ class _AtlasIndex:
     # bit p of a stage mask stands for the stage at position p
     position: Mapping[str, int] | None
     # with a position: per step in journey order, (its bit, its from-stage's bit, its
-    # to-stage's bit, its index in ``steps``)
+    # to-stage's bit, its index j in journey order)
     journey: tuple[tuple[int, int, int, int], ...]
     entry: int  # with a position: the entry stage's bit
-    # with a position: step bits -> the steps' slots (below), from- and to-stage bits
-    step_table: _BitTable[list[JourneyStep | None]]
+    # with a position: step bits -> the steps numbered from 1 (variants, below), and the
+    # union of their from- and to-stage bits
+    step_table: _RankedTable[JourneyStep]
     stages_bits: int  # with a position: how many stage bits (the atlas's stages)
     stage_table: _BitTable[Stage]  # with a position: stage bits -> the stages
     names: tuple[str, ...]  # the dimensions' labels, in order
     # the dimensions' lookups, in order: casefolded label, alias, name or id -> the value
     lookups: tuple[dict[str, _Value], ...]
     paths: dict[tuple[_Value, ...], ExecutionPath]  # memo: the paths computed, by their values
-    # per live step: the step as the n-th step of a journey (slot n), made on first use
-    slots: tuple[list[JourneyStep | None], ...]
+    # per live step in journey order: the step as the 1st, 2nd... step of a journey, as far as
+    # it can come (its own place in journey order; any place when the atlas has a cycle)
+    variants: tuple[tuple[JourneyStep, ...], ...]
 
 
 _T = TypeVar("_T", bound=BaseModel)
 
 
 _CONCEPT = operator.attrgetter("concept")
-_item = list.__getitem__
-_NUMBERS = range(1, sys.maxsize)  # 1, 2, 3... as long as another iterable lasts
 _new = object.__new__
 # pydantic keeps these four in slots of BaseModel: their descriptors set them directly
 _set_dict = BaseModel.__dict__["__dict__"].__set__
@@ -195,23 +275,23 @@ _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
-def _build(cls: type[_T], fields: dict[str, object]) -> _T:
+def _build(cls: type[_T], fields: dict[str, object], names: set[str] | None = None) -> _T:
     """An instance of a frozen model from already-valid fields, without validation.
 
     What ``model_construct`` does for a model whose every field is given, at a fraction of its
-    cost; used on the hot path for results assembled from validated records.
+    cost; used on the hot path for results assembled from validated records. ``names``, the
+    set of the fields' names, may be shared by instances: a frozen model never changes it
+    (pydantic copies it before updating a copy).
     """
     instance = _new(cls)  # pydantic models have no __new__ of their own
     _set_dict(instance, fields)
-    _set_fields_set(instance, set(fields))
+    _set_fields_set(instance, set(fields) if names is None else names)
     _set_extra(instance, None)
     _set_private(instance, None)
     return instance
 
 
-def _position(items: Sequence[object], item: object) -> int:
-    """The index of this very object in ``items`` (not of one equal to it)."""
-    return next(k for k, other in enumerate(items) if other is item)
+_PATH_FIELDS = {"atlas", "selection", "stages", "steps"}  # shared by every path made
 
 
 class Index:
@@ -329,8 +409,10 @@ class Index:
             lookups.append({key: wrapped[value.id] for key, value in dim.lookup.items()})
         bits = {sid: 1 << p for p, sid in enumerate(whole)}
         ends = [(bits[live[i].from_stage], bits[live[i].to_stage]) for i in order] if bits else None
-        empty: list[JourneyStep | None] = [None] * (len(live) + 1)
-        slots = tuple(empty.copy() for _ in live)
+        # in journey order a step comes at most as the (j+1)-th; with a cycle, anywhere
+        variants = tuple(
+            self._numbered(live[i], j + 1 if ends else len(live)) for j, i in enumerate(order)
+        )
         built = _AtlasIndex(
             atlas=atlas,
             dimensions=tuple(dimensions),
@@ -338,19 +420,19 @@ class Index:
             full=(1 << len(live)) - 1,
             rank=rank,
             position=position,
-            journey=tuple((1 << j, *ends[j], i) for j, i in enumerate(order)) if ends else (),
+            journey=tuple((1 << j, *ends[j], j) for j in range(len(order))) if ends else (),
             entry=bits.get(atlas.entry_stage or "", 0),
             # with each step, its from-stage's bit shifted above every stage bit, and its
             # to-stage's bit: one union then gives both the from-stages and the to-stages
-            step_table=_BitTable(
-                [slots[i] for i in order], [f << len(whole) | t for f, t in ends or ()]
+            step_table=_RankedTable(
+                variants if ends else (), [f << len(whole) | t for f, t in ends or ()]
             ),
             stages_bits=len(whole),
             stage_table=_BitTable([self.stages[sid] for sid in whole]),
             names=tuple(d.scheme.label for d in dimensions),
             lookups=tuple(lookups),
             paths={},
-            slots=slots,
+            variants=variants,
         )
         self._atlas_index[atlas.id] = built
         return built
@@ -440,11 +522,14 @@ class Index:
 
     def _compute(self, aindex: _AtlasIndex, chosen: tuple[_Value, ...]) -> ExecutionPath:
         mask = aindex.full
+        selection: tuple[Concept, ...] = ()
         for value in chosen:
             mask &= value.mask
+            selection += value.selection
+        journey: tuple[JourneyStep, ...]
         if aindex.position is not None:
-            picked: Sequence[list[JourneyStep | None]]
-            picked, union = aindex.step_table.select(mask)
+            # the steps numbered 1, 2, 3... in journey order, and their stages' bits
+            journey, union = aindex.step_table.select(mask)
             froms = union >> aindex.stages_bits
             reached = aindex.entry | union ^ froms << aindex.stages_bits
             if froms & ~reached:
@@ -452,58 +537,43 @@ class Index:
                 # the entry, in one pass over the journey order. Otherwise every step is
                 # reached: in a journey order each from-stage is the entry or the target of
                 # an earlier step, so by induction all of them are reached.
-                picked, reached = self._reach(aindex, mask)
-            # each item is a step's slots, the n-th holding it as the n-th step once made
-            journey = tuple(map(_item, picked, _NUMBERS))
-            if not all(journey):  # a step new at its place: made once, kept in its slot
-                journey = tuple(
-                    item or self._journey_step(aindex, _position(aindex.slots, slots), number)
-                    for number, (item, slots) in enumerate(zip(journey, picked), start=1)  # noqa: B905
-                )
+                journey, reached = self._reach(aindex, mask)
             stages = aindex.stage_table.select(reached)[0] if journey else ()
         else:
             step_order, stage_order = self._walk(aindex, mask)
-            journey = tuple(
-                aindex.slots[i][number] or self._journey_step(aindex, i, number)
-                for number, i in enumerate(step_order, start=1)
-            )
+            variants = aindex.variants
+            journey = tuple(variants[j][number] for number, j in enumerate(step_order))
             stages = tuple(map(self.stages.__getitem__, stage_order))
         return _build(
             ExecutionPath,
-            {
-                "atlas": aindex.atlas.id,
-                "selection": tuple(map(_CONCEPT, chosen)),
-                "stages": stages,
-                "steps": journey,
-            },
+            {"atlas": aindex.atlas.id, "selection": selection, "stages": stages, "steps": journey},
+            _PATH_FIELDS,
         )
 
     @staticmethod
-    def _reach(aindex: _AtlasIndex, mask: int) -> tuple[list[list[JourneyStep | None]], int]:
-        """The steps of ``mask`` reached from the entry (their slots), and the stages reached."""
-        picked: list[list[JourneyStep | None]] = []
+    def _reach(aindex: _AtlasIndex, mask: int) -> tuple[tuple[JourneyStep, ...], int]:
+        """The steps of ``mask`` reached from the entry, numbered, and the stages reached."""
+        picked: list[JourneyStep] = []
         reached = aindex.entry
-        for bit, source, target, i in aindex.journey:
+        for bit, source, target, j in aindex.journey:
             if mask & bit and reached & source:
                 reached |= target
-                picked.append(aindex.slots[i])
-        return picked, reached
+                picked.append(aindex.variants[j][len(picked)])
+        return tuple(picked), reached
 
-    def _journey_step(self, aindex: _AtlasIndex, i: int, number: int) -> JourneyStep:
-        """The ``i``-th live step as the ``number``-th step of a journey, kept in its slot."""
-        step = aindex.steps[i]
-        item = _build(
-            JourneyStep,
-            {
-                "number": number,
-                "step": step,
-                "from_stage": self.stages[step.from_stage],
-                "to_stage": self.stages[step.to_stage],
-                "evidence": self.evidence(step.citations),
-            },
+    def _numbered(self, step: Step, count: int) -> tuple[JourneyStep, ...]:
+        """The step as the 1st, 2nd... ``count``-th step of a journey."""
+        fields = {
+            "step": step,
+            "from_stage": self.stages[step.from_stage],
+            "to_stage": self.stages[step.to_stage],
+            "evidence": self.evidence(step.citations),
+        }
+        names = {"number", *fields}
+        return tuple(
+            _build(JourneyStep, {"number": number, **fields}, names)
+            for number in range(1, count + 1)
         )
-        aindex.slots[i][number] = item
-        return item
 
     def _walk(self, aindex: _AtlasIndex, mask: int) -> tuple[list[int], list[str]]:
         """The path's steps and stages when the atlas as a whole has a cycle (Kahn per path)."""
