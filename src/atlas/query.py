@@ -97,7 +97,7 @@ class _Value:
 
 
 _I = TypeVar("_I")
-_MAX_WIDTH = 11  # bits per lookup table of a _BitTable: at most 2048 entries each
+_MAX_WIDTH = 11  # bits per lookup table of a _BitTable or _RankedTable: at most 2048 entries each
 
 
 def _subsets(size: int) -> list[tuple[int, int]]:
