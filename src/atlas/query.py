@@ -291,7 +291,9 @@ def _build(cls: type[_T], fields: dict[str, object], names: set[str] | None = No
     return instance
 
 
-_PATH_FIELDS = {"atlas", "selection", "stages", "steps"}  # shared by every path made
+# the fields' names, shared by every path and every numbered step made with _build
+_PATH_FIELDS = set(ExecutionPath.model_fields)
+_STEP_FIELDS = set(JourneyStep.model_fields)
 
 
 class Index:
@@ -569,9 +571,8 @@ class Index:
             "to_stage": self.stages[step.to_stage],
             "evidence": self.evidence(step.citations),
         }
-        names = {"number", *fields}
         return tuple(
-            _build(JourneyStep, {"number": number, **fields}, names)
+            _build(JourneyStep, {"number": number, **fields}, _STEP_FIELDS)
             for number in range(1, count + 1)
         )
 
