@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import timeit
 from collections.abc import Callable
@@ -259,6 +260,72 @@ def child_load(folder: Path, copies: int) -> None:
     )
 
 
+def child_dump(folder: Path) -> None:
+    """(In a fresh process) write a synthetic set as one N-Triples file, ``floor.nt``."""
+    whole = store.load_store(sorted(folder.glob("*.ttl")))
+    whole.dump(
+        output=folder / "floor.nt",
+        format=pyoxigraph.RdfFormat.N_TRIPLES,
+        from_graph=pyoxigraph.DefaultGraph(),
+    )
+
+
+def child_floor(folder: Path) -> None:
+    """(In a fresh process) what the store allows, beside the loader; prints JSON.
+
+    ``floor``: ``floor.nt`` loaded without validation into one store, the cheapest way in;
+    ``split``: the Turtle files loaded in two threads into two separate stores.
+    """
+    nt = folder / "floor.nt"
+    started = time.perf_counter()
+    one = pyoxigraph.Store()
+    one.load(path=nt, format=pyoxigraph.RdfFormat.N_TRIPLES, lenient=True)
+    floor = time.perf_counter() - started
+    del one
+    files = sorted(folder.glob("*.ttl"))
+    halves = (pyoxigraph.Store(), pyoxigraph.Store())
+
+    def fill(target: pyoxigraph.Store, part: list[Path]) -> None:
+        for file in part:
+            target.load(path=file, format=pyoxigraph.RdfFormat.TURTLE, base_iri=BASE_IRI)
+
+    started = time.perf_counter()
+    threads = [
+        threading.Thread(target=fill, args=(halves[0], files[::2])),
+        threading.Thread(target=fill, args=(halves[1], files[1::2])),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    split = time.perf_counter() - started
+    print(json.dumps({"floor": floor, "split": split}))
+
+
+def floor_rows(size: str, folder: Path) -> list[Row]:
+    """What the store allows at this size, beside the loader: see :func:`child_floor`."""
+    subprocess.run([PYTHON, __file__, "--child-dump", str(folder)], check=True)
+    out = subprocess.run(
+        [PYTHON, __file__, "--child-floor", str(folder)], capture_output=True, text=True, check=True
+    ).stdout
+    figures = json.loads(out)
+    (folder / "floor.nt").unlink()
+    return [
+        (
+            f"{size}:   floor: one N-Triples file, unvalidated, one store",
+            fmt_time(figures["floor"]),
+            "",
+            "",
+        ),
+        (
+            f"{size}:   Turtle in 2 threads into 2 separate stores",
+            f"{fmt_time(figures['split'])} (not one queryable store)",
+            "",
+            "",
+        ),
+    ]
+
+
 def synthetic_sets(
     sizes: list[str], check_sizes: set[str], workdir: Path, check_timeout: int
 ) -> list[Row]:
@@ -296,6 +363,8 @@ def synthetic_sets(
                 verdict(figures["path"] <= 2e-3),
             )
         )
+        if big:
+            rows += floor_rows(size, folder)
         if size in check_sizes:
             rows.append(check_row(size, folder, check_timeout))
         rows.append((f"{size}: (generating the set)", fmt_time(generated), "", ""))
@@ -389,10 +458,18 @@ def main() -> None:
         "--skip", default="", help="sections to skip: startup,warm,sparql,synthetic,serve"
     )
     parser.add_argument("--child-load", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-dump", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-floor", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--copies", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_load:
         child_load(args.child_load, args.copies)
+        return
+    if args.child_dump:
+        child_dump(args.child_dump)
+        return
+    if args.child_floor:
+        child_floor(args.child_floor)
         return
     skip = set(filter(None, args.skip.split(",")))
     print(f"machine: {machine()}")
