@@ -228,8 +228,12 @@ def warm_sparql(repeat: int) -> list[Row]:
     ]
 
 
-def child_load(folder: Path, copies: int) -> None:
-    """(In a fresh process) load a synthetic set, time path queries, print JSON."""
+def child_load(folder: Path, copies: int, *, dump: bool) -> None:
+    """(In a fresh process) load a synthetic set, time path queries, print JSON.
+
+    With ``dump``, also write the loaded set as one N-Triples file, ``floor.nt``, for
+    :func:`child_floor`.
+    """
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
     target = store.load_store(sorted(folder.glob("*.ttl")))
@@ -246,6 +250,12 @@ def child_load(folder: Path, copies: int) -> None:
         per_atlas.append(per_call(lambda b=bindings: store.run("path", b, engine=engine), 20, 5))
         terms = {k: pyoxigraph.NamedNode(v) for k, v in bindings.items()}
         raw.append(per_call(lambda t=terms: store.execute(text, t, target=target), 20, 5))
+    if dump:
+        target.dump(
+            output=folder / "floor.nt",
+            format=pyoxigraph.RdfFormat.N_TRIPLES,
+            from_graph=pyoxigraph.DefaultGraph(),
+        )
     print(
         json.dumps(
             {
@@ -257,16 +267,6 @@ def child_load(folder: Path, copies: int) -> None:
                 "raw": statistics.median(raw),
             }
         )
-    )
-
-
-def child_dump(folder: Path) -> None:
-    """(In a fresh process) write a synthetic set as one N-Triples file, ``floor.nt``."""
-    whole = store.load_store(sorted(folder.glob("*.ttl")))
-    whole.dump(
-        output=folder / "floor.nt",
-        format=pyoxigraph.RdfFormat.N_TRIPLES,
-        from_graph=pyoxigraph.DefaultGraph(),
     )
 
 
@@ -294,12 +294,16 @@ def child_floor(folder: Path) -> None:
 
 def floor_rows(size: str, folder: Path) -> list[Row]:
     """What the store allows at this size, beside the loader: see :func:`child_floor`."""
-    subprocess.run([PYTHON, __file__, "--child-dump", str(folder)], check=True)
-    out = subprocess.run(
-        [PYTHON, __file__, "--child-floor", str(folder)], capture_output=True, text=True, check=True
-    ).stdout
+    try:  # floor.nt was written by child_load
+        out = subprocess.run(
+            [PYTHON, __file__, "--child-floor", str(folder)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        (folder / "floor.nt").unlink()
     figures = json.loads(out)
-    (folder / "floor.nt").unlink()
     return [
         (
             f"{size}:   floor: one N-Triples file, unvalidated, one store",
@@ -326,14 +330,12 @@ def synthetic_sets(
         started = time.perf_counter()
         triples, copies = synthetic.generate(synthetic.parse_size(size), folder)
         generated = time.perf_counter() - started
+        big = synthetic.parse_size(size) >= 1_000_000
+        command = [PYTHON, __file__, "--child-load", str(folder), "--copies", str(copies)]
         out = subprocess.run(
-            [PYTHON, __file__, "--child-load", str(folder), "--copies", str(copies)],
-            capture_output=True,
-            text=True,
-            check=True,
+            [*command, "--dump"] if big else command, capture_output=True, text=True, check=True
         ).stdout
         figures = json.loads(out)
-        big = synthetic.parse_size(size) >= 1_000_000
         rows.append(
             (
                 f"{size}: load {figures['triples']:,} triples ({copies} atlas copies)",
@@ -448,15 +450,12 @@ def main() -> None:
         "--skip", default="", help="sections to skip: startup,warm,sparql,synthetic,serve"
     )
     parser.add_argument("--child-load", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--child-dump", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child-floor", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--copies", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_load:
-        child_load(args.child_load, args.copies)
-        return
-    if args.child_dump:
-        child_dump(args.child_dump)
+        child_load(args.child_load, args.copies, dump=args.dump)
         return
     if args.child_floor:
         child_floor(args.child_floor)
