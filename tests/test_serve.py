@@ -183,6 +183,37 @@ def test_a_query_that_runs_forever_is_stopped_and_others_are_answered(client: ht
         assert client.get("/sparql", params={"query": LABEL}).status_code == 200
 
 
+def test_the_reported_bypass_is_refused_by_the_endpoint(client: httpx.Client) -> None:
+    bypass = (
+        "PREFIX ex: <http://127.0.0.1:19999/>\nSELECT * WHERE { FILTER(0<1)SERVICE#>\n"
+        "ex:sparql { ?s ?p ?o } }"
+    )
+    for response in (
+        client.get("/sparql", params={"query": bypass}),
+        client.post("/sparql", data={"query": bypass}),
+        client.post(
+            "/sparql", content=bypass, headers={"Content-Type": "application/sparql-query"}
+        ),
+    ):
+        assert response.status_code == 400
+        assert "SERVICE is refused" in response.text
+
+
+def test_a_query_slow_to_parse_costs_its_worker_not_the_server(client: httpx.Client) -> None:
+    # about 2 s of rdflib's parser for 1.4 KB (the parse grows faster than the text)
+    bomb = "ASK { FILTER(" + "1+" * 900 + "1) }"
+    headers = {"Content-Type": "application/sparql-query"}
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(client.post, "/sparql", content=bomb, headers=headers)
+        time.sleep(0.2)
+        meanwhile = client.get("/sparql", params={"query": LABEL})
+        assert meanwhile.status_code == 200
+        assert not slow.done()  # the event loop never waited for the parse
+        stopped = slow.result(timeout=30)
+    assert stopped.status_code == 503
+    assert "stopped after the 1 s limit" in stopped.text
+
+
 def test_small_load_has_no_errors(url: str) -> None:
     def one_client(_: int) -> list[int]:
         with httpx.Client(base_url=url, timeout=30) as http:

@@ -1,7 +1,15 @@
-"""No query reaches the network or writes: refusals come before evaluation, from tokens."""
+"""No query reaches the network or writes: a parser decides, before evaluation.
+
+SPARQL text is what this file is about, so strings that look like SQL are queries (S608), and the
+look-alike letters are the point of their cases (RUF001).
+
+The corpus holds the bypasses found on the lexer-based guard (``FILTER(0<1)SERVICE#>``) and
+many more attempts: comments, line breaks, escapes, case, Unicode, nesting, ``<`` everywhere.
+"""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -9,8 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from atlas import store
-from atlas._sparql import ReadOnlyError, query_form, refuse_unsafe, tokens
-from atlas.errors import NetworkRefusedError
+from atlas._sparql import ReadOnlyError, SparqlError, query_form, refuse_unsafe, tokens
+from atlas.errors import AtlasError, NetworkRefusedError
+
+ENDPOINT = "http://127.0.0.1:19999/sparql"
 
 
 class _NeverQueried:
@@ -20,40 +30,214 @@ class _NeverQueried:
         pytest.fail("the query was evaluated before being refused")
 
 
-REFUSED = [
-    ("SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }", NetworkRefusedError),
-    ("select * where { service silent ?endpoint { ?s ?p ?o } }", NetworkRefusedError),
-    ("SELECT * WHERE {SERVICE<http://example.org/>{?s ?p ?o}}", NetworkRefusedError),
-    ("SELECT * FROM <http://example.org/data.ttl> WHERE { ?s ?p ?o }", NetworkRefusedError),
+# --- what the attack on the lexer guard found, and its neighbours ----------------------------
+
+FOUND = [
+    # the three reported bypasses
     (
-        "SELECT * FROM NAMED <http://example.org/g> WHERE { GRAPH ?g { ?s ?p ?o } }",
-        NetworkRefusedError,
+        "PREFIX ex: <http://127.0.0.1:19999/>\nSELECT * WHERE { FILTER(0<1)SERVICE#>\n"
+        "ex:sparql { ?s ?p ?o } }"
     ),
-    ("LOAD <http://example.org/data.ttl>", NetworkRefusedError),
-    ("INSERT DATA { <http://e/a> <http://e/b> <http://e/c> }", ReadOnlyError),
-    ("DELETE WHERE { ?s ?p ?o }", ReadOnlyError),
-    ("CLEAR ALL", ReadOnlyError),
-    ("DROP GRAPH <http://e/g>", ReadOnlyError),
-    ("WITH <http://e/g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", ReadOnlyError),
-    ("ASK {} ; INSERT DATA { <http://e/a> <http://e/b> 1 }", ReadOnlyError),
-    # SPARQL 1.1 (19.2) lets engines expand codepoint escapes before parsing.
-    ("SELECT * WHERE { \\u0053ERVICE <http://example.org/> { ?s ?p ?o } }", NetworkRefusedError),
-    # a comment ends at a line break, and the rest of the query is read again
-    ("SELECT * WHERE { # a note\n SERVICE <http://e/> { ?s ?p ?o } }", NetworkRefusedError),
+    (
+        "PREFIX ex: <http://127.0.0.1:19999/>\nSELECT * WHERE { FILTER(0<=1)SERVICE#>\n"
+        "ex:sparql { ?s ?p ?o } }"
+    ),
+    f"SELECT * WHERE {{ FILTER(0<1)SERVICE#>\nSILENT <{ENDPOINT}> {{ ?s ?p ?o }} }}",
+    # a comment that CR alone ends (SPARQL) while rdflib's grammar reads on to LF
+    f"SELECT * WHERE {{ ?s ?p ?o # x\rSERVICE <{ENDPOINT}> {{ ?a ?b ?c }}\n}}",
+    f"SELECT * WHERE {{ ?s ?p ?o #\rSERVICE <{ENDPOINT}> {{ ?a ?b ?c }}\r\n}}",
 ]
 
 
-@pytest.mark.parametrize(("query", "error"), REFUSED)
-def test_refused_before_evaluation(query: str, error: type[Exception]) -> None:
-    with pytest.raises(error, match="refused"):
+def _service_variants() -> list[str]:
+    """SERVICE written every way the grammar allows, in every place a pattern may stand."""
+    calls = [
+        f"SERVICE <{ENDPOINT}> {{ ?s ?p ?o }}",
+        f"service silent <{ENDPOINT}> {{ ?s ?p ?o }}",
+        f"SeRvIcE<{ENDPOINT}>{{?s ?p ?o}}",
+        f"SERVICE # a comment <\n <{ENDPOINT}> {{ ?s ?p ?o }}",
+        f"SERVICE\t\r\n<{ENDPOINT}>\n{{ ?s ?p ?o }}",
+        "SERVICE ?endpoint { ?s ?p ?o }",
+        "SERVICE ex:sparql { ?s ?p ?o }",
+        "SERVICE SILENT ex:sparql { }",
+    ]
+    places = [
+        "{}",
+        "{{ {} }}",
+        "{{ {{ {{ {} }} }} }}",
+        "OPTIONAL {{ {} }}",
+        "{{ ?s ?p ?o }} UNION {{ {} }}",
+        "?s ?p ?o MINUS {{ {} }}",
+        "FILTER EXISTS {{ {} }}",
+        "FILTER NOT EXISTS {{ {} }}",
+        "{{ SELECT * WHERE {{ {} }} }}",
+        "GRAPH ?g {{ {} }}",
+        "BIND(<http://e/> AS ?endpoint) {}",
+        "VALUES ?endpoint {{ <http://e/> }} {}",
+        "FILTER(0<1) {}",
+        "FILTER(?a<?b&&?b<=?c) {}",
+        "FILTER(0<1)#>\n{}",
+        "FILTER(1<(2<3)) {}",
+        '?s ?p "<" . {}',
+        "?s ?p '''\n<''' . {}",
+    ]
+    heads = [
+        "PREFIX ex: <http://127.0.0.1:19999/> SELECT * WHERE {{ {} }}",
+        "PREFIX ex: <http://127.0.0.1:19999/> ASK {{ {} }}",
+        "PREFIX ex: <http://127.0.0.1:19999/> CONSTRUCT {{ ?s ?p ?o }} WHERE {{ {} }}",
+        "PREFIX ex: <http://127.0.0.1:19999/> DESCRIBE ?s WHERE {{ {} }}",
+        "BASE <http://127.0.0.1:19999/> PREFIX ex: <x/> SELECT ?s WHERE {{ {} }} LIMIT 1",
+    ]
+    return [
+        head.format(place.format(call))
+        for head, place, call in itertools.product(heads, places, calls)
+    ]
+
+
+def _lt_everywhere() -> list[str]:
+    """``<`` and ``#>`` put between every two tokens of a query with a SERVICE in it."""
+    base = f"SELECT * WHERE {{ FILTER ( 0 < 1 ) SERVICE <{ENDPOINT}> {{ ?s ?p ?o }} }}"
+    parts = base.split(" ")
+    wedges = ("<", "#>\n", "<#>\n", "#<\n", "(0<1)", '"<"')
+    return [
+        " ".join(parts[:cut]) + wedge + " ".join(parts[cut:])
+        for cut in range(1, len(parts))
+        for wedge in wedges
+    ]
+
+
+NETWORK = [
+    f"SELECT * FROM <{ENDPOINT}> WHERE {{ ?s ?p ?o }}",
+    f"SELECT * FROM NAMED <{ENDPOINT}> WHERE {{ GRAPH ?g {{ ?s ?p ?o }} }}",
+    f"ASK FROM <{ENDPOINT}> {{ }}",
+    f"CONSTRUCT {{ ?s ?p ?o }} FROM <{ENDPOINT}> WHERE {{ ?s ?p ?o }}",
+    f"DESCRIBE <http://e/x> FROM <{ENDPOINT}>",
+    f"PREFIX ex: <{ENDPOINT}> SELECT * FROM ex: WHERE {{ }}",
+    f"SELECT * FROM#>\n<{ENDPOINT}> WHERE {{ FILTER(0<1) }}",
+    f"LOAD <{ENDPOINT}>",
+    f"load silent <{ENDPOINT}> into graph <http://e/g>",
+    f"INSERT {{ ?s ?p ?o }} WHERE {{ SERVICE <{ENDPOINT}> {{ ?s ?p ?o }} }}",
+]
+
+UPDATES = [
+    "INSERT DATA { <http://e/a> <http://e/b> <http://e/c> }",
+    "DELETE WHERE { ?s ?p ?o }",
+    "DELETE DATA { <http://e/a> <http://e/b> <http://e/c> }",
+    "CLEAR ALL",
+    "clear default",
+    "DROP GRAPH <http://e/g>",
+    "CREATE GRAPH <http://e/g>",
+    "COPY DEFAULT TO <http://e/g>",
+    "MOVE <http://e/a> TO <http://e/b>",
+    "ADD <http://e/a> TO <http://e/b>",
+    "WITH <http://e/g> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }",
+    "DELETE { ?s ?p ?o } USING <http://e/g> WHERE { ?s ?p ?o }",
+    "PREFIX ex: <http://e/> INSERT DATA { ex:a ex:b 1 } ; CLEAR ALL",
+]
+
+UNCLASSIFIED = [
+    # two requests in one text, a query then an update
+    "ASK {} ; INSERT DATA { <http://e/a> <http://e/b> 1 }",
+    # codepoint escapes: engines expand them in different places, so none is read
+    f"SELECT * WHERE {{ \\u0053ERVICE <{ENDPOINT}> {{ ?s ?p ?o }} }}",
+    f"SELECT * WHERE {{ SERVIC\\u0045 <{ENDPOINT}> {{ ?s ?p ?o }} }}",
+    f'SELECT * WHERE {{ ?s ?p "\\u0022" . SERVICE <{ENDPOINT}> {{ ?a ?b ?c }} }} # """ }}',
+    f"SELECT * WHERE {{ # \\u000A SERVICE <{ENDPOINT}> {{ ?s ?p ?o }}\n}}",
+    f"SELECT * WHERE {{ ?s <http://e/\\u003E SERVICE <{ENDPOINT}> {{ }}> ?o }}",
+    f"SELECT * WHERE {{ \\U00000053ERVICE <{ENDPOINT}> {{ }} }}",
+    # look-alike letters and spaces: not SPARQL, so not run
+    f"SELECT * WHERE {{ ＳＥＲＶＩＣＥ <{ENDPOINT}> {{ }} }}",
+    f"SELECT * WHERE {{ SERVICE\u00a0<{ENDPOINT}> {{ }} }}",
+    f"\ufeffSELECT * WHERE {{ SERVICE <{ENDPOINT}> {{ }} }}",
+    f"SELECT * WHERE {{ SERV\u200bICE <{ENDPOINT}> {{ }} }}",
+    # line breaks that are not SPARQL's
+    f"SELECT * WHERE {{ # x\x0bSERVICE <{ENDPOINT}> {{ ?s ?p ?o }} }}",
+    f"SELECT * WHERE {{ # x\u2028SERVICE <{ENDPOINT}> {{ ?s ?p ?o }} }}",
+    # not SPARQL at all, or cut short
+    "SERVICE",
+    f"SELECT * WHERE {{ SERVICE <{ENDPOINT}> {{",
+    "",
+    "SELECT * WHERE { ?s ?p ?o } \x00 SERVICE <http://e/> {}",
+    # valid SPARQL that rdflib's grammar rejects (an escaped local name before SERVICE)
+    f"PREFIX ex: <http://e/> SELECT * WHERE {{ ?s ex:a\\#b ?o SERVICE <{ENDPOINT}> {{ }} }}",
+    # SPARQL 1.2 and extensions that the guard's grammar does not know
+    f"SELECT * WHERE {{ LATERAL {{ SERVICE <{ENDPOINT}> {{ }} }} }}",
+    "SELECT * WHERE { <<( ?s ?p ?o )>> ?q ?r }",
+]
+
+_EITHER = (NetworkRefusedError, SparqlError)  # a generated variant may also not be SPARQL
+REFUSED: list[tuple[str, type[AtlasError] | tuple[type[AtlasError], ...]]] = [
+    *((q, NetworkRefusedError) for q in FOUND),
+    *((q, NetworkRefusedError) for q in _service_variants()),
+    *((q, _EITHER) for q in _lt_everywhere()),
+    *((q, NetworkRefusedError) for q in NETWORK),
+    *((q, ReadOnlyError) for q in UPDATES),
+    *((q, SparqlError) for q in UNCLASSIFIED),
+]
+
+
+def test_the_corpus_is_large_and_each_case_is_distinct() -> None:
+    queries = [q for q, _ in REFUSED]
+    assert len(queries) > 500
+    assert len(set(queries)) == len(queries)
+    # the SERVICE variants are valid SPARQL, so the SERVICE in them is what is refused
+    assert {_refusal(q) for q in _service_variants()} == {NetworkRefusedError}
+
+
+def _refusal(query: str) -> type[AtlasError] | None:
+    try:
+        refuse_unsafe(query)
+    except AtlasError as error:
+        return type(error)
+    return None
+
+
+@pytest.mark.parametrize("query", FOUND)
+def test_the_reported_bypasses_are_refused(query: str) -> None:
+    with pytest.raises(NetworkRefusedError, match="SERVICE is refused"):
         store.execute(query, target=_NeverQueried())  # type: ignore[arg-type]
+
+
+def test_every_attempt_in_the_corpus_is_refused_before_evaluation() -> None:
+    wrong = []
+    for query, error in REFUSED:
+        try:
+            store.execute(query, target=_NeverQueried())  # type: ignore[arg-type]
+        except error:
+            continue
+        except AtlasError as other:
+            wrong.append((query, f"{type(other).__name__}: {other}"))
+        else:
+            wrong.append((query, "ran"))
+    assert not wrong, wrong[:5]
 
 
 def test_refusals_say_why() -> None:
     with pytest.raises(NetworkRefusedError, match=r"FROM NAMED <http://example\.org/g> is refused"):
         refuse_unsafe("SELECT * FROM NAMED <http://example.org/g> WHERE { ?s ?p ?o }")
-    with pytest.raises(ReadOnlyError, match=r"only queries \(SELECT.* are answered"):
+    with pytest.raises(NetworkRefusedError, match=r"FROM ex:g is refused"):
+        refuse_unsafe("PREFIX ex: <http://e/> SELECT * FROM ex:g WHERE { ?s ?p ?o }")
+    with pytest.raises(ReadOnlyError, match=r"CLEAR is refused: only queries \(SELECT"):
         refuse_unsafe("CLEAR DEFAULT")
+    with pytest.raises(ReadOnlyError, match=r"INSERT DATA, CLEAR is refused"):
+        refuse_unsafe("INSERT DATA { <http://e/a> <http://e/b> 1 } ; CLEAR ALL")
+    with pytest.raises(NetworkRefusedError, match=r"LOAD is refused"):
+        refuse_unsafe("CLEAR ALL ; LOAD <http://e/>")
+    with pytest.raises(SparqlError, match=r"invalid SPARQL: .*\(line 2, column \d+\)"):
+        refuse_unsafe("SELECT * WHERE {\n ?s ?p }")
+    with pytest.raises(SparqlError, match=r"codepoint escapes such as '\\\\u0053' are refused"):
+        refuse_unsafe("SELECT * WHERE { ?s ?p '\\u0053' }")
+    with pytest.raises(SparqlError, match="a SPARQL query is text"):
+        refuse_unsafe(b"ASK {}")  # type: ignore[arg-type]
+
+
+def test_a_query_too_long_or_too_deep_is_refused_without_a_traceback() -> None:
+    with pytest.raises(SparqlError, match="longer than"):
+        refuse_unsafe("ASK { " + " " * (1 << 20) + "}")
+    with pytest.raises(SparqlError, match=r"nested too deeply|invalid SPARQL"):
+        refuse_unsafe("ASK { FILTER(" + "(" * 5000 + "1" + ")" * 5000 + ") }")
+    with pytest.raises(SparqlError, match=r"nested too deeply|invalid SPARQL"):
+        refuse_unsafe("ASK " + "{ " * 5000 + "}" * 5000)
 
 
 ALLOWED = [
@@ -65,6 +249,12 @@ ALLOWED = [
     "PREFIX ex: <http://e/> SELECT * WHERE { ?s ex:a\\#SERVICE ?o }",
     "SELECT ?service ?from ?load WHERE { ?service ?from ?load } # SERVICE FROM LOAD INSERT",
     'SELECT * WHERE { ?s ?p ?o FILTER(?o = "DROP") }',
+    "SELECT * WHERE { ?s ?p ?o FILTER(0<1) } # SERVICE <http://e/> {}",
+    "SELECT * WHERE { ?s ?p ?o\r\n# SERVICE <http://e/> { }\r\n}",
+    "ASK { FILTER(1 < 2 && 2 <= 3) }",
+    "CONSTRUCT WHERE { ?s ?p ?o } LIMIT 1",
+    "DESCRIBE <https://w3id.org/execution-atlas/stage/cpu>",
+    'SELECT ?x WHERE { BIND("ﬁ café 東京" AS ?x) }',
 ]
 
 
@@ -74,29 +264,27 @@ def test_keywords_inside_iris_strings_comments_and_names_pass(query: str) -> Non
     store.execute(query)  # and pyoxigraph agrees that it is a query
 
 
-@pytest.mark.parametrize("query", [q for q, _ in REFUSED] + ALLOWED)
-def test_the_check_agrees_with_rdflibs_parser(query: str) -> None:
-    # rdflib's SPARQL parser, a full grammar, as a second opinion on what each query does.
-    from pyparsing import ParseException  # noqa: PLC0415
-    from rdflib.plugins.sparql.parser import parseQuery, parseUpdate  # noqa: PLC0415
+def test_every_named_query_passes_the_guard() -> None:
+    for named in store.named_queries().values():
+        assert refuse_unsafe(named.text) in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"), named.name
 
-    text = query.replace("\\u0053", "S")  # rdflib does not expand codepoint escapes everywhere
-    try:
-        tree = repr(parseQuery(text))
-        unsafe = "ServiceGraphPattern" in tree or "datasetClause" in tree
-    except ParseException:
-        try:
-            parseUpdate(text)
-        except ParseException:  # neither: no engine runs it, and refusing it is fine
-            unsafe = None
-        else:
-            unsafe = True
-    try:
+
+def test_each_distinct_text_is_parsed_once() -> None:
+    from atlas import _sparql  # noqa: PLC0415
+
+    query = "SELECT ?once WHERE { ?once ?p ?o } LIMIT 7"
+    before = _sparql._verdict.cache_info()
+    for _ in range(5):
         refuse_unsafe(query)
-        refused = False
-    except (NetworkRefusedError, ReadOnlyError):
-        refused = True
-    assert refused == unsafe or (unsafe is None and refused)
+    after = _sparql._verdict.cache_info()
+    assert after.misses - before.misses == 1
+    assert after.hits - before.hits == 4
+
+
+def test_the_guard_gives_the_form_it_read() -> None:
+    assert refuse_unsafe("PREFIX ex: <http://e/select#> ask { ?s ?p ?o }") == "ASK"
+    assert refuse_unsafe("# SELECT\nCONSTRUCT WHERE { ?s ?p ?o }") == "CONSTRUCT"
+    assert refuse_unsafe("DESCRIBE ?s WHERE { ?s ?p ?o }") == "DESCRIBE"
 
 
 _KEYWORD = st.sampled_from(["SERVICE", "FROM", "LOAD", "INSERT", "DROP", "service", "From"])
@@ -117,3 +305,75 @@ def test_tokens_and_query_form() -> None:
     assert " ".join(found) == "word pname iri word var word punct var pname string lang punct"
     assert query_form("# SELECT\nCONSTRUCT WHERE { ?s ?p ?o }") == "CONSTRUCT"
     assert query_form("nothing here") == ""
+
+
+# --- differential fuzzing: what the guard lets through never reaches the network --------------
+
+_PIECES = [
+    *("<", ">", "#", "\n", "\r", '"', "'", '"""', "\\", "{", "}", "(", ")", " ", "0<1", "#>", "."),
+    *("SERVICE", f" SERVICE <{ENDPOINT}> {{ }} ", f"<{ENDPOINT}>", "FROM", "LOAD", "FILTER(0<1)"),
+]
+
+
+def _mutants(count: int, seed: int) -> list[str]:
+    """Queries made from the corpus by inserting, deleting and swapping pieces of SPARQL."""
+    import random  # noqa: PLC0415
+
+    rng = random.Random(seed)  # noqa: S311 - reproducible mutations, not secrets
+    unsafe = FOUND + _service_variants()[::7] + NETWORK
+    out = []
+    for number in range(count):
+        text = rng.choice(ALLOWED if number % 2 else unsafe)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text) + 1)
+            action = rng.random()
+            if action < 0.5:
+                text = text[:at] + rng.choice(_PIECES) + text[at:]
+            elif action < 0.8:
+                text = text[:at] + text[at + rng.randint(1, 4) :]
+            else:
+                text = text[:at] + rng.choice(_PIECES) + text[at + 1 :]
+        out.append(text)
+    return out
+
+
+@pytest.mark.slow
+def test_no_mutant_the_guard_lets_through_tries_to_connect() -> None:
+    import json  # noqa: PLC0415
+    import platform  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    if not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "aarch64"):
+        pytest.skip("needs the seccomp sandbox to see a connection attempt")
+    mutants = _mutants(3000, seed=15)
+    passed = [q for q in mutants if _refusal(q) is None]
+    assert len(passed) > 200  # some mutants are harmless queries: the guard is not refusing all
+    # A sandboxed child runs each in pyoxigraph: a connection attempt fails with EACCES there.
+    child = (
+        "import json, sys, pyoxigraph\n"
+        "from atlas._sandbox import forbid_network\n"
+        "assert forbid_network()\n"
+        "store = pyoxigraph.Store()\n"
+        "tried = []\n"
+        "for query in json.load(sys.stdin):\n"
+        "    try:\n"
+        "        answer = store.query(query)\n"
+        "        list(answer) if not isinstance(answer, pyoxigraph.QueryBoolean) else None\n"
+        "    except PermissionError:\n"
+        "        tried.append(query)\n"
+        "    except Exception:\n"
+        "        pass\n"
+        "print(json.dumps(tried))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child],
+        input=json.dumps(mutants),  # all of them: the refused ones show the child can see
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    tried = json.loads(done.stdout)
+    assert tried, "no mutant tried to connect: the child could not have seen a bypass"
+    assert not set(tried) & set(passed)

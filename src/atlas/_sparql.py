@@ -1,11 +1,13 @@
-"""The text of SPARQL queries: a lexer, the read-only check, and bindings for remote endpoints.
+"""The text of SPARQL queries: the read-only guard, a lexer, and bindings for remote endpoints.
 
-The check works on tokens, not on raw text: the lexer follows the terminals of the SPARQL 1.1
-grammar (IRIs, prefixed names with their escapes, strings of the four kinds, comments, variables),
-so a word such as ``FROM`` or ``SERVICE`` inside an IRI, a string, a comment or a prefixed name
-never trips it, while the keyword itself always does. These keywords are reserved: they cannot be
-the name of anything, so a keyword token is exactly a use of the clause. Whether the query is valid
-SPARQL is left to pyoxigraph's parser, which runs next; the check only decides what may run.
+The guard decides with a real SPARQL 1.1 parser (rdflib's grammar), never with a lexer of its
+own: a query runs only when the parser reads it whole as a query (SELECT, ASK, CONSTRUCT or
+DESCRIBE) whose tree holds no SERVICE and no dataset clause (FROM, FROM NAMED). An update is
+refused with its operation named; anything the parser cannot classify is refused too. Each
+distinct text is parsed once and its verdict memoised, so the named queries cost one parse each.
+
+The lexer (``tokens``) is kept for what is not a safety decision: writing bindings into the
+package's own queries for stores that take none (``substitute``), and their form.
 """
 
 from __future__ import annotations
@@ -13,19 +15,27 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import threading
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from atlas.errors import AtlasError, NetworkRefusedError
 
 __all__ = [
     "ReadOnlyError",
+    "SparqlError",
     "Token",
     "query_form",
     "refuse_unsafe",
     "substitute",
     "tokens",
 ]
+
+
+class SparqlError(AtlasError, ValueError):
+    """A SPARQL query that cannot be parsed, bound or evaluated."""
 
 
 class ReadOnlyError(AtlasError, ValueError):
@@ -46,9 +56,8 @@ class Token:
         return self.start + len(self.text)
 
 
-# The terminals of the SPARQL 1.1 grammar (section 19.8), in the order they are tried. Only the
-# ones that may hide other text matter for safety (IRIs, strings, comments, prefixed names); they
-# are written as strictly as the grammar, so text they do not match is read as code, never hidden.
+# The terminals of the SPARQL 1.1 grammar (section 19.8), in the order they are tried: enough to
+# find the variables and keywords of the package's own queries. No safety decision rests on them.
 _PN_CHARS_BASE = (
     "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
     "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
@@ -93,15 +102,6 @@ def _token_pattern() -> re.Pattern[str]:
     )
 
 
-_CODEPOINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
-
-_NETWORK = {"SERVICE": "SERVICE calls another endpoint", "LOAD": "LOAD fetches a document"}
-_UPDATES = frozenset(
-    {"INSERT", "DELETE", "CLEAR", "DROP", "CREATE", "COPY", "MOVE", "ADD", "WITH", "USING"}
-)
-_FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
-
-
 def tokens(query: str) -> Iterator[Token]:
     r"""The tokens of a query, without spaces and comments.
 
@@ -114,24 +114,42 @@ def tokens(query: str) -> Iterator[Token]:
             yield Token(kind, match.group(), match.start())
 
 
-def _unescaped(query: str) -> str:
-    r"""The query with its ``\uXXXX`` escapes replaced, as SPARQL 1.1 (section 19.2) reads it."""
+_CODEPOINT = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
 
-    def codepoint(match: re.Match[str]) -> str:
-        number = int(match.group(1) or match.group(2), 16)
-        return chr(number) if number <= sys.maxunicode else match.group()
+_FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
+_QUERY_NODES = {f"{form.title()}Query": form for form in _FORMS}
+# rdflib's names of the update operations, and the keyword a user wrote for each
+_OPERATIONS = {
+    "Load": "LOAD",
+    "Clear": "CLEAR",
+    "Drop": "DROP",
+    "Create": "CREATE",
+    "Add": "ADD",
+    "Move": "MOVE",
+    "Copy": "COPY",
+    "InsertData": "INSERT DATA",
+    "DeleteData": "DELETE DATA",
+    "DeleteWhere": "DELETE WHERE",
+    "Modify": "DELETE/INSERT",
+}
+_NO_UPDATES = "only queries (SELECT, ASK, CONSTRUCT, DESCRIBE) are answered, never updates"
+#: The longest query the guard parses (characters): the parser's time grows with the text.
+MAX_QUERY_CHARS = 1 << 20
+_PARSER_LOCK = threading.Lock()  # pyparsing's grammar objects are shared and not thread-safe
+_PARSER_DEPTH = 30_000  # frames: about 2,500 triples in one block, or 250 nested groups
+_PARSER_STACK = 256 * 1024 * 1024  # bytes of address space for the parser's thread
 
-    return _CODEPOINT.sub(codepoint, query)
 
-
-def refuse_unsafe(query: str) -> None:
-    """Raise unless ``query`` is a read-only query that stays on the local graph.
+def refuse_unsafe(query: str) -> str:
+    """Raise unless ``query`` is a read-only query that stays on the local graph; give its form.
 
     SERVICE, LOAD and FROM (which names a remote dataset) raise
-    :class:`~atlas.errors.NetworkRefusedError`; updates raise :class:`ReadOnlyError`. Words
-    inside IRIs, strings, comments and prefixed names are not keywords and pass.
+    :class:`~atlas.errors.NetworkRefusedError`; updates raise :class:`ReadOnlyError`; text that
+    SPARQL's grammar does not read as one query raises :class:`SparqlError`. Words inside IRIs,
+    strings, comments and prefixed names are not keywords and pass.
 
     >>> refuse_unsafe('SELECT * WHERE { ?s <http://example.org/FROM> "SERVICE" }')
+    'SELECT'
     >>> refuse_unsafe("SELECT * FROM <http://example.org/data> WHERE { ?s ?p ?o }")
     Traceback (most recent call last):
     ...
@@ -141,47 +159,155 @@ run over the shipped graph only and never fetch a remote dataset
     Raises:
         NetworkRefusedError: for SERVICE, LOAD and FROM (or FROM NAMED).
         ReadOnlyError: for an update (INSERT, DELETE, CLEAR, DROP, CREATE, COPY, MOVE, ADD...).
+        SparqlError: for text that is not one SPARQL query, or too long or deep to parse.
     """
-    problem = _problem(query)
+    if not isinstance(query, str):
+        raise SparqlError(f"a SPARQL query is text (str), not {type(query).__name__}")
+    form, problem = _verdict(query)
     if problem is not None:
         error, message = problem
         raise error(message)
+    return form
 
 
-@functools.lru_cache(maxsize=256)
-def _problem(query: str) -> tuple[type[AtlasError], str] | None:
-    """Why a query is refused (the error and its message), or ``None``; memoised per text."""
-    texts = [query]
-    if "\\u" in query or "\\U" in query:
-        # Some engines expand codepoint escapes before parsing (as the standard says) and
-        # pyoxigraph does not: refuse what either reading would run.
-        texts.append(_unescaped(query))
-    for text in texts:
-        found = list(tokens(text))
-        for number, token in enumerate(found):
-            if token.kind != "word":
-                continue
-            word = token.text.upper()
-            if word in _NETWORK:
-                return NetworkRefusedError, (
-                    f"SPARQL {word} is refused: {_NETWORK[word]}, and queries never reach "
-                    "the network"
-                )
-            if word in _UPDATES:
-                return ReadOnlyError, (
-                    f"SPARQL {word} is refused: only queries (SELECT, ASK, CONSTRUCT, "
-                    "DESCRIBE) are answered, never updates"
-                )
-            if word == "FROM":
-                rest = [t.text for t in found[number + 1 : number + 3]]
-                named = bool(rest) and rest[0].upper() == "NAMED"
-                target = rest[1 if named else 0] if len(rest) > named else "?"
-                clause = "FROM NAMED" if named else "FROM"
-                return NetworkRefusedError, (
-                    f"SPARQL {clause} {target} is refused: queries run over the shipped graph "
-                    "only and never fetch a remote dataset"
-                )
-    return None
+@functools.lru_cache(maxsize=512)
+def _verdict(query: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
+    """The form of a query and why it is refused (the error and its message), memoised per text."""
+    if len(query) > MAX_QUERY_CHARS:
+        return "", (SparqlError, f"the query is longer than {MAX_QUERY_CHARS} characters")
+    if "\x00" in query:
+        return "", (SparqlError, "invalid SPARQL: the query contains a NUL character")
+    escape = _CODEPOINT.search(query)
+    if escape:
+        # SPARQL 1.1 (19.2) expands these before parsing, rdflib does so everywhere and
+        # pyoxigraph only inside IRIs and strings: two readings of one text. Refuse them all.
+        message = (
+            f"codepoint escapes such as {escape.group()!r} are refused (engines differ in where "
+            "they expand them): write the character itself"
+        )
+        return "", (SparqlError, message)
+    return _classify(query)
+
+
+def _classify(query: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
+    """Parse ``query`` as a query, then as an update, and judge its tree."""
+    # SPARQL ends a comment at CR or LF, rdflib's grammar at LF only: a comment that a lone CR
+    # ends would hide code from the guard that pyoxigraph runs. Outside comments the two line
+    # breaks are read alike (both white space, both refused in short strings and IRIs).
+    text = query.replace("\r\n", "\n").replace("\r", "\n")
+    outcome: list[tuple[str, tuple[type[AtlasError], str] | None]] = []
+    with _PARSER_LOCK:
+        # The grammar recurses once per triple of a block and per level of nesting: parse in a
+        # thread of our own with room for that, then give the interpreter its limit back.
+        limit = sys.getrecursionlimit()
+        size = threading.stack_size(_PARSER_STACK)
+        try:
+            sys.setrecursionlimit(max(limit, _PARSER_DEPTH))
+            worker = threading.Thread(target=lambda: outcome.append(_judge(text)), daemon=True)
+            worker.start()
+            worker.join()
+        finally:
+            threading.stack_size(size)
+            sys.setrecursionlimit(limit)
+    return outcome[0] if outcome else ("", (SparqlError, "the query could not be checked"))
+
+
+def _judge(text: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
+    """Parse and judge, in the parser's thread; whatever cannot be judged is refused."""
+    from pyparsing import ParseBaseException  # noqa: PLC0415 - the parser loads on first use
+    from rdflib.plugins.sparql import parser  # noqa: PLC0415
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # rdflib warns on ill-typed literals
+            try:
+                tree = parser.parseQuery(text)
+            except ParseBaseException as error:
+                try:
+                    update = parser.parseUpdate(text)
+                except ParseBaseException:
+                    return "", (SparqlError, f"invalid SPARQL: {_where(error)}")
+                return "", _update_problem(update)
+        return _query_problem(tree[-1])
+    except RecursionError:
+        return "", (SparqlError, "the query is nested too deeply to be checked")
+    except Exception as error:  # noqa: BLE001 - whatever cannot be judged is refused
+        return "", (SparqlError, f"the query could not be checked ({type(error).__name__})")
+
+
+def _where(error: Exception) -> str:
+    """A parser's error, said with its line and column."""
+    line, column = getattr(error, "lineno", 0), getattr(error, "col", 0)
+    message = getattr(error, "msg", str(error))
+    return f"{message} (line {line}, column {column})"
+
+
+def _query_problem(query: Any) -> tuple[str, tuple[type[AtlasError], str] | None]:
+    """Judge a parsed query: its form, then a dataset clause and SERVICE anywhere in its tree."""
+    names = _node_names(query)
+    form = _QUERY_NODES.get(getattr(query, "name", None) or "", "")
+    if not form:
+        return "", (SparqlError, "invalid SPARQL: not a SELECT, ASK, CONSTRUCT or DESCRIBE query")
+    dataset = dict.get(query, "datasetClause")
+    if dataset:
+        clause = dataset[0]
+        named = dict.get(clause, "named")
+        message = (
+            f"SPARQL {'FROM NAMED' if named is not None else 'FROM'} "
+            f"{_written(named if named is not None else dict.get(clause, 'default'))} is "
+            "refused: queries run over the shipped graph only and never fetch a remote dataset"
+        )
+        return form, (NetworkRefusedError, message)
+    if "ServiceGraphPattern" in names:
+        return form, (NetworkRefusedError, _network_refusal("SERVICE calls another endpoint"))
+    return form, None
+
+
+def _network_refusal(what: str) -> str:
+    keyword = what.split(maxsplit=1)[0]
+    return f"SPARQL {keyword} is refused: {what}, and queries never reach the network"
+
+
+def _update_problem(update: Any) -> tuple[type[AtlasError], str]:
+    """Why an update is refused: LOAD and SERVICE reach the network, every update writes."""
+    names = _node_names(update)
+    if "Load" in names or "ServiceGraphPattern" in names:
+        what = "LOAD fetches a document" if "Load" in names else "SERVICE calls another endpoint"
+        return NetworkRefusedError, _network_refusal(what)
+    operations = [getattr(op, "name", "") for op in dict.get(update, "request") or ()]
+    if not operations:  # an empty text, or prefixes alone: an update with no operation
+        return SparqlError, "no query: give a SELECT, ASK, CONSTRUCT or DESCRIBE query"
+    written = ", ".join(dict.fromkeys(_OPERATIONS.get(name, name) for name in operations))
+    return ReadOnlyError, f"SPARQL {written or 'update'} is refused: {_NO_UPDATES}"
+
+
+def _written(term: Any) -> str:
+    """A term of the parse tree as a query writes it (an IRI in angle brackets)."""
+    from rdflib.plugins.sparql.parserutils import CompValue  # noqa: PLC0415
+    from rdflib.term import Node  # noqa: PLC0415
+
+    if isinstance(term, CompValue) and term.name == "pname":
+        return f"{dict.get(term, 'prefix') or ''}:{dict.get(term, 'localname') or ''}"
+    if isinstance(term, Node):
+        return str(term.n3())
+    return "?"
+
+
+def _node_names(tree: Any) -> set[str]:
+    """The names of every node of a parse tree (rdflib's ``CompValue``), walked iteratively."""
+    from pyparsing import ParseResults  # noqa: PLC0415
+    from rdflib.plugins.sparql.parserutils import CompValue  # noqa: PLC0415
+
+    names: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, CompValue):
+            names.add(node.name)
+            stack.extend(dict.values(node))
+        elif isinstance(node, ParseResults | list | tuple):
+            stack.extend(node)
+    return names
 
 
 @functools.lru_cache(maxsize=256)

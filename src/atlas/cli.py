@@ -15,8 +15,9 @@ TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
 if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Callable, Sequence
-    from typing import Any
+    from typing import Any, TypeVar
 
+    _R = TypeVar("_R")
     Handler = Callable[[argparse.Namespace], int]
 
 __all__ = ["main"]
@@ -119,6 +120,20 @@ def _cmd_stage(args: argparse.Namespace) -> int:
 # --- sparql, export, check -----------------------------------------------------------------
 
 
+def _sandboxed(program: bool, call: Callable[..., _R], *args: Any) -> _R:  # noqa: FBT001
+    """Call; in the program, first load the graph and take the network from this process.
+
+    The parser guard reads the query in ``call``; the sandbox holds even if it were fooled.
+    """
+    if program:
+        from atlas import store  # noqa: PLC0415
+        from atlas._sandbox import forbid_network  # noqa: PLC0415
+
+        store.store()
+        forbid_network()
+    return call(*args)
+
+
 def _cmd_sparql(args: argparse.Namespace) -> int:
     from atlas import store  # noqa: PLC0415
 
@@ -134,7 +149,7 @@ def _cmd_sparql(args: argparse.Namespace) -> int:
     if args.name:
         if args.query:
             raise store.SparqlError("give either a query or --name NAME, not both")
-        result = store.run(args.name, bindings)  # type: ignore[arg-type]
+        result = _sandboxed(args.program, store.run, args.name, bindings)
     else:
         if not args.query:
             raise store.SparqlError("give a query, a .rq file, --name NAME or --list")
@@ -143,7 +158,7 @@ def _cmd_sparql(args: argparse.Namespace) -> int:
             len(text) < _MAX_PATH and "\n" not in text and Path(text).is_file()
         ):
             text = Path(text).read_text(encoding="utf-8")
-        result = store.execute(text, bindings)
+        result = _sandboxed(args.program, store.execute, text, bindings)
     sys.stdout.write(store.write(result, "json" if args.json else args.format).decode())
     return 0
 
@@ -439,9 +454,14 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``atlas`` command; returns the exit status."""
+    """Run the ``atlas`` command; returns the exit status.
+
+    Run as the program (``argv`` left out), ``atlas sparql`` takes the network from its own
+    process before the query runs; called from Python with ``argv``, it leaves its host alone.
+    """
     parser = _parser()
     args = parser.parse_args(argv)
+    args.program = argv is None
     try:
         handler: Handler = args.handler
         return handler(args)

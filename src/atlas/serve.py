@@ -4,7 +4,9 @@ Safe by default: it binds 127.0.0.1, sends no CORS headers unless origins are gi
 updates, LOAD, SERVICE, FROM and protocol datasets with 400, caps request size and result rows,
 and stops every query at a deadline (default 5 s). Queries run in worker processes, each with its
 own copy of the graph: pyoxigraph cannot cancel a query, so a worker that passes the deadline is
-killed and replaced while the others keep answering.
+killed and replaced while the others keep answering. A worker parses each query with the SPARQL
+guard under that deadline, and runs it in a process that cannot open network sockets (a seccomp
+filter, on Linux; elsewhere the guard stands alone and the server says so at start).
 
 Needs the ``serve`` extra (``pip install execution-atlas[serve]``).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import logging
 import multiprocessing
 import signal
 import sys
@@ -28,8 +31,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import parse_qsl
 
 from atlas._results import media_type, serialize
-from atlas._sparql import ReadOnlyError, query_form, refuse_unsafe
-from atlas.errors import AtlasError, NetworkRefusedError
+from atlas._sandbox import forbid_network
+from atlas._sparql import refuse_unsafe
+from atlas.errors import AtlasError
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["ServeError", "Settings", "create_app", "negotiate", "serve"]
 
 _T = TypeVar("_T")
+_log = logging.getLogger(__name__)
 _PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
 
 _SOLUTION_TYPES = {
@@ -138,13 +143,21 @@ def _worker_main(conn: Connection, files: tuple[Path, ...]) -> None:
 
     _die_with_parent()
     target = store.load_store(files) if files else store.store()
-    conn.send(("ready",))
+    sandboxed = forbid_network()  # after loading: only the query runs without a network
+    conn.send(("ready", sandboxed))
     while True:
         try:
-            query, fmt, max_rows = conn.recv()
+            query, accept, max_rows = conn.recv()
         except (EOFError, OSError):
             return
         try:
+            # The guard parses here, under the query's deadline: a text that is slow to parse
+            # costs this worker, never the server.
+            form = refuse_unsafe(query)
+            fmt = negotiate(accept, form)
+            if fmt is None:
+                conn.send(("error", 406, f"no acceptable result format for a {form} query"))
+                continue
             result = store.execute(query, target=target, max_rows=max_rows)
             truncated = getattr(result, "truncated", False)
             conn.send(("ok", fmt, serialize(result, fmt), truncated))
@@ -183,6 +196,7 @@ class _Pool:
         self._lock = threading.Lock()
         self._closed = False
         self._tasks: set[asyncio.Task[Any]] = set()  # keeps background tasks alive
+        self._warned = False
 
     def _spawn(self) -> _Worker:
         parent, child = self._context.Pipe()
@@ -192,9 +206,16 @@ class _Pool:
         process.start()
         child.close()
         try:
-            ready = parent.poll(60) and parent.recv() == ("ready",)
+            reply: tuple[Any, ...] = parent.recv() if parent.poll(60) else ()
         except (EOFError, OSError):
-            ready = False
+            reply = ()
+        ready = reply[:1] == ("ready",)  # ("ready", sandboxed)
+        if ready and not reply[-1] and not self._warned:
+            self._warned = True
+            _log.warning(
+                "this system offers no network sandbox for the query workers: the SPARQL "
+                "parser guard alone keeps queries off the network"
+            )
         if not ready:
             process.kill()
             parent.close()
@@ -227,7 +248,7 @@ class _Pool:
                 self._idle.put_nowait(await asyncio.to_thread(self._spawn))
                 return
 
-    async def run(self, query: str, fmt: str) -> tuple[Any, ...]:
+    async def run(self, query: str, accept: str) -> tuple[Any, ...]:
         """The worker's reply to a query; raises :class:`_QueryTimeoutError` at the deadline."""
         deadline = time.monotonic() + self.settings.timeout
         try:
@@ -236,7 +257,7 @@ class _Pool:
         except TimeoutError:
             raise _QueryTimeoutError from None
         try:
-            worker.conn.send((query, fmt, self.settings.max_rows))
+            worker.conn.send((query, accept, self.settings.max_rows))
         except (OSError, ValueError):  # the worker died while idle
             self._background(self._replace(worker))
             return ("error", 503, "a query worker stopped; send the query again")
@@ -318,7 +339,7 @@ async def _posted(request: Request, limit: int) -> dict[str, str]:
 
 
 async def _query_of(request: Request, limit: int) -> str:
-    """The query of a SPARQL Protocol request, once it is known to be safe to run."""
+    """The query of a SPARQL Protocol request (the worker's guard judges it next)."""
     if request.method == "GET":
         if len(request.url.query) > limit:
             raise _RefusalError(414, f"the query is longer than the limit of {limit} bytes")
@@ -333,10 +354,6 @@ async def _query_of(request: Request, limit: int) -> str:
     query = params.get("query", "")
     if not query.strip():
         raise _RefusalError(400, "no query: pass it as 'query' (GET or form POST) or as the body")
-    try:
-        refuse_unsafe(query)
-    except (NetworkRefusedError, ReadOnlyError) as error:
-        raise _RefusalError(400, str(error)) from None
     return query
 
 
@@ -350,14 +367,10 @@ class _Endpoint:
     async def answer(self, request: Request) -> tuple[str, bytes, bool]:
         """The format, body and truncation of the answer; raises :class:`_RefusalError`."""
         query = await _query_of(request, self.settings.max_request_bytes)
-        form = query_form(query) or "SELECT"
-        fmt = negotiate(request.headers.get("accept", "*/*"), form)
-        if fmt is None:
-            raise _RefusalError(406, f"no acceptable result format for a {form} query")
         if self.pool is None:
             raise _RefusalError(503, "the endpoint is not running")
         try:
-            reply = await self.pool.run(query, fmt)
+            reply = await self.pool.run(query, request.headers.get("accept", "*/*"))
         except _QueryTimeoutError:
             raise _RefusalError(
                 503, f"the query was stopped after the {self.settings.timeout:g} s limit"

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pyoxigraph
 
 from atlas import _resources
+from atlas._files import MAX_TURTLE_BYTES, UnsafeFileError, regular_file
 from atlas._results import BASE_IRI, Result, Solutions, Term, Triples, formats_for, serialize
-from atlas._sparql import ReadOnlyError, refuse_unsafe
+from atlas._sparql import ReadOnlyError, SparqlError, refuse_unsafe
 from atlas.errors import (
-    AtlasError,
     MissingValueError,
     NetworkRefusedError,
     UnknownIdError,
@@ -61,10 +61,6 @@ _EA = f"{BASE_IRI}vocab#"
 _KINDS = ("atlas/", "stage/", "step/", "citation/", "technology/", "scheme/", "relation/")
 
 
-class SparqlError(AtlasError, ValueError):
-    """A SPARQL query that cannot be parsed, bound or evaluated."""
-
-
 # --- stores ----------------------------------------------------------------------------------
 
 
@@ -85,6 +81,12 @@ def load_store(files: Iterable[Path]) -> pyoxigraph.Store:
     """
     result = pyoxigraph.Store()
     for file in files:
+        try:
+            regular_file(Path(file), MAX_TURTLE_BYTES)
+        except OSError as error:
+            raise SparqlError(f"{file}: cannot read: {error.strerror or error}") from None
+        except UnsafeFileError as error:
+            raise SparqlError(f"{file}: refused: {error}") from None
         try:
             # one transaction per file: faster than bulk_load into an in-memory store (which
             # is made for files too big to hold), and a file that fails leaves nothing behind
