@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from atlas._files import MAX_SNAPSHOT_BYTES, MAX_TURTLE_BYTES, UnsafeFileError, inside, read_bytes
 from atlas._iri import BASE_IRI
 from atlas.errors import CycleError, DatasetError, Problem
 
@@ -360,19 +361,26 @@ def quote_problems(document: AtlasDocument, sources_dir: Path) -> list[Problem]:
     """Check every quote against the local snapshot of its source, whitespace collapsed."""
     problems: list[Problem] = []
     by_url = {s.url: s for s in document.sources}
-    texts: dict[str, str | None] = {}
+    texts: dict[str, str | UnsafeFileError | None] = {}
     for citation in document.citations:
         subject = _iri("citation", citation.id)
         source = by_url.get(citation.source)
         if source is None:
             continue  # reported by consistency_problems
         if source.snapshot not in texts:
-            file = Path(sources_dir) / source.snapshot
-            try:
-                texts[source.snapshot] = normalise(file.read_text(encoding="utf-8"))
-            except OSError:
-                texts[source.snapshot] = None
+            texts[source.snapshot] = _snapshot_text(Path(sources_dir), source.snapshot)
         text = texts[source.snapshot]
+        if isinstance(text, UnsafeFileError):
+            problems.append(
+                Problem(
+                    "violation",
+                    f"snapshot refused: {text}",
+                    subject=subject,
+                    hint="ea:snapshot names a regular file inside --sources",
+                    code="snapshot-unsafe",
+                )
+            )
+            continue
         if text is None:
             problems.append(
                 Problem(
@@ -400,6 +408,19 @@ def quote_problems(document: AtlasDocument, sources_dir: Path) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _snapshot_text(folder: Path, name: str) -> str | UnsafeFileError | None:
+    """The normalised text of a snapshot, the reason it is refused, or None when it is missing."""
+    try:
+        data = read_bytes(inside(folder, name), MAX_SNAPSHOT_BYTES)
+        return normalise(data.decode("utf-8"))
+    except UnsafeFileError as error:
+        return error
+    except UnicodeDecodeError as error:
+        return UnsafeFileError(f"{name!r} is not UTF-8 text: {error.reason} at byte {error.start}")
+    except OSError:
+        return None
 
 
 def date_problems(
@@ -594,6 +615,10 @@ class Report:
 class _CouldNotRunError(Exception):
     """A check that cannot run: bad arguments or missing files, not a problem of the data."""
 
+    def report(self) -> Report:
+        """The report when reading the Turtle files fails this way."""
+        return Report((CheckResult("turtle", "error", note=str(self)),))
+
 
 def _guarded(name: str, run: Callable[[], list[Problem] | CheckResult]) -> CheckResult:
     try:
@@ -617,7 +642,29 @@ def _problem_order(problem: Problem) -> tuple[bool, str, int, str, str]:
     )
 
 
-def _turtle_files(files: Iterable[Path | TurtleFile] | None) -> list[TurtleFile]:
+class _UnsafeTurtleError(_CouldNotRunError):
+    """A Turtle file that may not be read: a violation of the data, not a failure to run."""
+
+    def __init__(self, file: str, reason: str) -> None:
+        super().__init__(reason)
+        self.file, self.reason = file, reason
+
+    def report(self) -> Report:
+        """One violation that names the file."""
+        problem = Problem(
+            "violation",
+            f"Turtle file refused: {self.reason}",
+            file=self.file,
+            hint="the dataset folder holds regular *.ttl files, and no symbolic link out of it",
+            code="turtle-unsafe",
+        )
+        return Report((CheckResult("turtle", "ran", (problem,)),))
+
+
+def _turtle_files(
+    files: Iterable[Path | TurtleFile] | None, folder: Path | None = None
+) -> list[TurtleFile]:
+    """The Turtle files to check, read; those of a dataset ``folder`` must stay inside it."""
     from atlas import _resources  # noqa: PLC0415
     from atlas.turtle import TurtleFile  # noqa: PLC0415
 
@@ -629,9 +676,14 @@ def _turtle_files(files: Iterable[Path | TurtleFile] | None) -> list[TurtleFile]
             loaded.append(item)
             continue
         try:
-            loaded.append(TurtleFile.load(Path(item), str(item)))
+            if folder is not None:  # a symbolic link out is refused, as ea:snapshot's are
+                inside(Path(folder), Path(item).name)
+            text = read_bytes(Path(item), MAX_TURTLE_BYTES).decode("utf-8")
+        except UnsafeFileError as error:
+            raise _UnsafeTurtleError(str(item), str(error)) from None
         except (OSError, UnicodeDecodeError) as error:
             raise _CouldNotRunError(f"cannot read {str(item)!r}: {error}") from None
+        loaded.append(TurtleFile(str(item), text))
     if not loaded:
         raise _CouldNotRunError("no Turtle files to check")
     return loaded
@@ -801,9 +853,9 @@ def check(
             export_path = folder / "atlas.json"
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-shapes") as pool:
         try:
-            parsed = _Parsed(_turtle_files(files), pool)
+            parsed = _Parsed(_turtle_files(files, dataset), pool)
         except _CouldNotRunError as failed:
-            return Report((CheckResult("turtle", "error", note=str(failed)),))
+            return failed.report()
         results, document = _turtle_checks(parsed, today, max_age_days)
     results += _quote_checks(parsed, document, sources, online, fetch_policy)
     clean = document is not None and not any(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import http
 import http.server
 from pathlib import Path
+from typing import Any
 
 from atlas.site._pages import SiteError
 
@@ -13,8 +15,27 @@ __all__ = ["HOST", "server"]
 HOST = "127.0.0.1"
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """A static file handler that logs nothing (tests serve pages in a thread)."""
+class _ConfinedHandler(http.server.SimpleHTTPRequestHandler):
+    """The standard static handler, kept inside its folder.
+
+    A symbolic link that leads out of it, and anything that is neither a folder nor a regular
+    file (a FIFO would block), is answered 404.
+    """
+
+    def send_head(self) -> Any:
+        """Refuse what lies outside the folder or is not a plain file, then serve as usual."""
+        root = Path(self.directory).resolve()
+        target = Path(self.translate_path(self.path)).resolve()
+        if not target.is_relative_to(root) or (
+            target.exists() and not (target.is_dir() or target.is_file())
+        ):
+            self.send_error(http.HTTPStatus.NOT_FOUND, "File not found")
+            return None
+        return super().send_head()
+
+
+class _QuietHandler(_ConfinedHandler):
+    """A confined handler that logs nothing (tests serve pages in a thread)."""
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's name
         """Discard the access log."""
@@ -34,7 +55,7 @@ def server(
             f"no site in {str(directory)!r} (no index.html);"
             f" build it with 'atlas site build {directory}'"
         )
-    handler = _QuietHandler if quiet else http.server.SimpleHTTPRequestHandler
+    handler = _QuietHandler if quiet else _ConfinedHandler
     return http.server.ThreadingHTTPServer(
         (HOST, port), functools.partial(handler, directory=str(directory))
     )

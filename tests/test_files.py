@@ -1,0 +1,188 @@
+"""Files named by data stay in their folder, are regular files and are bounded in size.
+
+``ea:snapshot`` names inside ``--sources``, the ``*.ttl`` of a dataset folder, the files of
+``atlas site serve``: symbolic links out, devices, FIFOs and oversized files are refused with a
+message that names them, never read (nor waited on).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from atlas import _files
+from atlas._files import UnsafeFileError, inside, read_bytes, regular_file
+from atlas.cli import main
+from checkkit import copy_mini
+
+
+def test_inside_keeps_names_in_their_folder(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a")
+    (tmp_path / "sub").mkdir()
+    assert inside(tmp_path, "a.txt") == (tmp_path / "a.txt").resolve()
+    assert inside(tmp_path, "sub/../a.txt") == (tmp_path / "a.txt").resolve()
+    for name, why in [
+        ("../a.txt", "leads out of its folder"),
+        ("sub/../../a.txt", "leads out of its folder"),
+        ("/etc/passwd", "is an absolute path"),
+        ("a\x00.txt", "holds a NUL"),
+    ]:
+        with pytest.raises(UnsafeFileError, match=why):
+            inside(tmp_path, name)
+
+
+def test_a_symbolic_link_out_is_refused_and_one_inside_is_followed(tmp_path: Path) -> None:
+    (tmp_path / "real.txt").write_text("x")
+    (tmp_path / "in.txt").symlink_to(tmp_path / "real.txt")
+    (tmp_path / "out.txt").symlink_to("/etc/passwd")
+    assert inside(tmp_path, "in.txt") == (tmp_path / "real.txt").resolve()
+    with pytest.raises(UnsafeFileError, match=r"leads out of its folder .* \(to '/etc/passwd'\)"):
+        inside(tmp_path, "out.txt")
+
+
+def test_only_regular_files_of_bounded_size_are_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 101)
+    for path, why in [
+        (fifo, "not a regular file"),  # opened without blocking, then refused
+        (Path("/dev/zero"), "not a regular file"),
+        (tmp_path, "not a regular file"),
+        (big, "101 bytes, over the limit of 100 bytes"),
+    ]:
+        with pytest.raises(UnsafeFileError, match=why):
+            read_bytes(path, 100)
+        with pytest.raises(UnsafeFileError, match=why):
+            regular_file(path, 100)
+    assert read_bytes(big, 101) == b"x" * 101
+    with pytest.raises(FileNotFoundError):
+        read_bytes(tmp_path / "missing", 100)
+
+
+def _check(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    status = main(["check", "--dataset", str(folder), "--sources", str(folder / "sources")])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return status, out + err
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/dev/zero", "fifo"])
+def test_a_snapshot_linked_out_of_sources_is_a_violation(
+    target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_mini(tmp_path)
+    snapshot = folder / "sources" / "toy-spec.txt"
+    snapshot.unlink()
+    if target == "fifo":
+        os.mkfifo(snapshot)
+        expected = "is not a regular file"
+    else:
+        snapshot.symlink_to(target)
+        expected = "leads out of its folder"
+    status, out = _check(folder, capsys)
+    assert status == 1
+    assert f"snapshot refused: 'toy-spec.txt' {expected}" in out or expected in out
+    assert "citation/spec-targets" in out
+
+
+def test_an_oversized_snapshot_is_a_violation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("atlas.verify.MAX_SNAPSHOT_BYTES", 10)
+    folder = copy_mini(tmp_path)
+    status, out = _check(folder, capsys)
+    assert status == 1
+    assert "over the limit of 10 bytes" in out
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/dev/zero", "fifo"])
+def test_a_turtle_file_linked_out_of_the_dataset_is_a_violation(
+    target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_mini(tmp_path)
+    extra = folder / "extra.ttl"
+    if target == "fifo":
+        os.mkfifo(extra)
+        expected = "is not a regular file"
+    else:
+        extra.symlink_to(target)
+        expected = "leads out of its folder"
+    status, out = _check(folder, capsys)
+    assert status == 1
+    assert f"{extra}: violation: Turtle file refused:" in out
+    assert expected in out
+
+
+def test_an_oversized_turtle_file_is_a_violation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("atlas.verify.MAX_TURTLE_BYTES", 100)
+    folder = copy_mini(tmp_path)
+    status, out = _check(folder, capsys)
+    assert status == 1
+    assert "over the limit of 100 bytes" in out
+
+
+def test_serve_data_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    from atlas import store  # noqa: PLC0415
+
+    fifo = tmp_path / "data.ttl"
+    os.mkfifo(fifo)
+    with pytest.raises(store.SparqlError, match=r"refused: .* is not a regular file"):
+        store.load_store([fifo])
+    with pytest.raises(store.SparqlError, match=r"refused: .* is not a regular file"):
+        store.load_store([Path("/dev/zero")])
+    with pytest.raises(store.SparqlError, match="cannot read"):
+        store.load_store([tmp_path / "missing.ttl"])
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    from atlas.site import _serve  # noqa: PLC0415
+
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "index.html").write_text("<h1>atlas</h1>")
+    (folder / "inside.txt").write_text("inside")
+    (tmp_path / "secret.txt").write_text("secret")
+    (folder / "leak.txt").symlink_to(tmp_path / "secret.txt")
+    (folder / "passwd").symlink_to("/etc/passwd")
+    (folder / "alias.txt").symlink_to(folder / "inside.txt")
+    os.mkfifo(folder / "fifo")
+    server = _serve.server(folder, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1], folder
+    server.shutdown()
+    server.server_close()
+
+
+def _get(port: int, path: str) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, body
+
+
+def test_site_serve_keeps_to_its_folder(site: tuple[int, Path]) -> None:
+    port, _ = site
+    assert _get(port, "/inside.txt") == (200, b"inside")
+    assert _get(port, "/alias.txt") == (200, b"inside")
+    for path in ("/leak.txt", "/passwd", "/fifo", "/../secret.txt", "/%2e%2e/secret.txt"):
+        status, body = _get(port, path)
+        assert status == 404, path
+        assert b"secret" not in body
+        assert b"root:" not in body
+
+
+def test_the_limits_are_generous_for_real_data() -> None:
+    assert _files.MAX_SNAPSHOT_BYTES >= 16 * 1024 * 1024
+    assert _files.MAX_TURTLE_BYTES >= 256 * 1024 * 1024
