@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import socket
 import statistics
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 
@@ -64,14 +64,19 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(workers: int) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``atlas serve`` on a free loopback port; returns it and its URL once it answers."""
+def start_server(workers: int, **settings: object) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``atlas serve`` on a free loopback port; returns it and its URL once it answers.
+
+    Clients name themselves with the ``X-Client`` header (as a proxy would), so that each gets
+    its own fair share of the workers.
+    """
     port = _free_port()
-    command = [str(Path(sys.executable).with_name("atlas")), "serve", "--port", str(port)]
+    options = {"workers": workers, "client_header": "X-Client", **settings}
+    script = (
+        f"from atlas.serve import Settings, serve\nserve(Settings(**{options!r}), port={port})\n"
+    )
     process = subprocess.Popen(
-        [*command, "--workers", str(workers)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -87,7 +92,7 @@ def start_server(workers: int) -> tuple[subprocess.Popen[bytes], str]:
             return process, url
 
 
-def run(clients: int = 8, per_client: int = 1000, workers: int = 2) -> LoadResult:
+def run(clients: int = 8, per_client: int = 1000, workers: int = 3) -> LoadResult:
     """Run the load test against a fresh server."""
     mix = queries()
     process, url = start_server(workers)
@@ -95,7 +100,8 @@ def run(clients: int = 8, per_client: int = 1000, workers: int = 2) -> LoadResul
     def one_client(number: int) -> tuple[list[float], list[str]]:
         latencies: list[float] = []
         errors: list[str] = []
-        with httpx.Client(base_url=url, timeout=30) as http:
+        headers = {"X-Client": f"client-{number}"}
+        with httpx.Client(base_url=url, timeout=30, headers=headers) as http:
             for i in range(per_client):
                 query = mix[(number + i) % len(mix)]
                 started = time.perf_counter()
@@ -127,11 +133,86 @@ def run(clients: int = 8, per_client: int = 1000, workers: int = 2) -> LoadResul
     )
 
 
+@dataclass(frozen=True)
+class AbuseResult:
+    """What the abuse test measured: idle connections, and cheap queries among expensive ones."""
+
+    idle_opened: int
+    idle_refused: int  # answered 503 at once, past the connection cap
+    answered_while_idle: bool
+    ask_latencies: tuple[float, ...]  # ASK {} while two clients hammer expensive queries
+    expensive_statuses: tuple[int, ...]
+
+    def ask_median(self) -> float:
+        """The median latency of the cheap queries, in seconds."""
+        return statistics.median(self.ask_latencies)
+
+
+def _idle_connections(url: str, count: int) -> tuple[int, int, bool]:
+    """Open ``count`` idle connections; how many were held, refused, and did a query pass."""
+    import resource  # noqa: PLC0415
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, count + 256)), hard))
+    port = int(url.rsplit(":", 1)[1])
+    held: list[socket.socket] = []
+    refused = 0
+    try:
+        for _ in range(count):
+            connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+            held.append(connection)
+        time.sleep(0.5)
+        for connection in held:
+            connection.setblocking(False)  # noqa: FBT003
+            with contextlib.suppress(BlockingIOError):
+                refused += connection.recv(12).startswith(b"HTTP/1.1 503")
+        answered = httpx.get(f"{url}/sparql", params={"query": "ASK {}"}, timeout=30)
+        ok = answered.status_code in (200, 503)  # 503 while the cap is reached is honest
+    finally:
+        for connection in held:
+            connection.close()
+    return len(held), refused, ok
+
+
+def abuse(idle: int = 1000, asks: int = 20, workers: int = 3) -> AbuseResult:
+    """1,000 idle connections; then two clients hammer expensive queries while a third asks."""
+    hostile = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
+    process, url = start_server(workers)
+    try:
+        opened, refused, answered = _idle_connections(url, idle)
+        time.sleep(11)  # the held connections are closed by the server's read timeout
+        stop = time.monotonic() + 3600
+        statuses: list[int] = []
+
+        def hammer(name: str) -> None:
+            with httpx.Client(base_url=url, timeout=60, headers={"X-Client": name}) as http:
+                while time.monotonic() < stop:
+                    statuses.append(http.get("/sparql", params={"query": hostile}).status_code)
+
+        latencies: list[float] = []
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            jobs = [pool.submit(hammer, name) for name in ("hammer-1", "hammer-2")]
+            time.sleep(1.0)
+            with httpx.Client(base_url=url, timeout=60, headers={"X-Client": "asker"}) as http:
+                for _ in range(asks):
+                    started = time.perf_counter()
+                    http.get("/sparql", params={"query": "ASK {}"}).raise_for_status()
+                    latencies.append(time.perf_counter() - started)
+                    time.sleep(0.1)
+            stop = time.monotonic()
+            for job in jobs:
+                job.result()
+    finally:
+        process.terminate()
+        process.wait(30)
+    return AbuseResult(opened, refused, answered, tuple(latencies), tuple(statuses))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--queries", type=int, default=1000, help="queries per client")
-    parser.add_argument("--workers", type=int, default=2, help="server query processes")
+    parser.add_argument("--workers", type=int, default=3, help="server query processes")
     args = parser.parse_args()
     result = run(args.clients, args.queries, args.workers)
     print(

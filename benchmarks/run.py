@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 import timeit
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -432,6 +433,34 @@ def load_test(clients: int, queries: int, workers: int) -> list[Row]:
     ]
 
 
+def abuse_test(workers: int) -> list[Row]:
+    """``atlas serve`` under abuse: idle connections, and clients hammering expensive queries."""
+    result = loadtest.abuse(workers=workers)
+    held = result.idle_opened - result.idle_refused
+    hammered = Counter(result.expensive_statuses)
+    return [
+        (
+            f"serve: {result.idle_opened} idle connections (cap 256)",
+            (
+                f"{held} held, {result.idle_refused} refused with 503 at once, "
+                f"server {'answering' if result.answered_while_idle else 'NOT answering'}"
+            ),
+            "still answering",
+            verdict(result.answered_while_idle),
+        ),
+        (
+            "serve: ASK {} while 2 clients hammer 5 s queries",
+            (
+                f"median {fmt_time(result.ask_median())} "
+                f"({fmt_time(min(result.ask_latencies))}-{fmt_time(max(result.ask_latencies))}), "
+                f"hammer answers {dict(sorted(hammered.items()))}"
+            ),
+            "< 100 ms",
+            verdict(result.ask_median() < 0.1),
+        ),
+    ]
+
+
 def machine() -> str:
     """One line about the machine and the versions measured."""
     import rdflib  # noqa: PLC0415
@@ -471,7 +500,7 @@ def main() -> None:
     parser.add_argument("--check-timeout", type=int, default=600, help="seconds per check")
     parser.add_argument("--load-clients", type=int, default=8)
     parser.add_argument("--load-queries", type=int, default=1000, help="queries per client")
-    parser.add_argument("--load-workers", type=int, default=2)
+    parser.add_argument("--load-workers", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=None, help="where to write the sets")
     parser.add_argument(
         "--skip", default="", help="sections to skip: startup,warm,sparql,synthetic,serve"
@@ -505,6 +534,7 @@ def main() -> None:
             rows += synthetic_sets(sizes, checks, args.workdir or Path(tmp), args.check_timeout)
     if "serve" not in skip:
         rows += load_test(args.load_clients, args.load_queries, args.load_workers)
+        rows += abuse_test(args.load_workers)
     print_table(rows)
     print(
         f"\n(run took {time.perf_counter() - started:.0f} s; load average now "

@@ -60,3 +60,31 @@ def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
+
+
+def serve_in_thread(settings: Any) -> Iterator[str]:
+    """Run ``atlas serve`` with ``settings`` on a free loopback port in a thread; yield its URL.
+
+    The server is configured as ``atlas serve`` configures it (every bound included).
+    """
+    import threading  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    import uvicorn  # noqa: PLC0415
+
+    from atlas.serve import _uvicorn_config  # noqa: PLC0415
+
+    server = uvicorn.Server(_uvicorn_config(settings, host="127.0.0.1", port=0))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive(), "the server stopped while starting"
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)

@@ -117,15 +117,15 @@ def _worker(query: str, *, sandbox: bool) -> str:
     """A child that runs the serve worker's own loop, with the guard off, and sends it a query."""
     return (
         _GUARD_OFF
-        + ("" if sandbox else "import atlas.serve as v; v.forbid_network = lambda: False\n")
+        + ("" if sandbox else "import atlas._pool as v; v.forbid_network = lambda: False\n")
         + textwrap.dedent(
             f"""
             import multiprocessing, threading
-            from atlas import serve
+            from atlas import _pool
             parent, child = multiprocessing.Pipe()
-            threading.Thread(target=serve._worker_main, args=(child, ()), daemon=True).start()
+            threading.Thread(target=_pool._worker_main, args=(child, ()), daemon=True).start()
             print(parent.recv())
-            parent.send(({query!r}, "*/*", 10))
+            parent.send(({query!r}, "*/*", 10, 1 << 20))
             print(parent.recv())
             """
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import concurrent.futures
 import inspect
 import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,8 @@ import httpx
 import pytest
 
 from atlas import cli
-from atlas.serve import ServeError, Settings, create_app, negotiate, serve
+from atlas.serve import ServeError, Settings, negotiate, serve
+from checkkit import serve_in_thread
 
 uvicorn = pytest.importorskip("uvicorn")
 
@@ -29,28 +29,14 @@ HOSTILE = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?
 
 
 def _start(settings: Settings) -> Iterator[str]:
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive(), "the server stopped while starting"
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(30)
+    yield from serve_in_thread(settings)
 
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    settings = Settings(timeout=1.0, workers=2, max_rows=5, max_request_bytes=2048)
+    settings = Settings(
+        timeout=1.0, workers=2, max_rows=5, max_request_bytes=2048, client_header="X-Client"
+    )
     yield from _start(settings)
 
 
@@ -171,9 +157,12 @@ def test_no_cors_headers_by_default(client: httpx.Client) -> None:
 def test_a_query_that_runs_forever_is_stopped_and_others_are_answered(client: httpx.Client) -> None:
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         started = time.monotonic()
-        hostile = pool.submit(client.get, "/sparql", params={"query": HOSTILE})
+        hostile = pool.submit(
+            client.get, "/sparql", params={"query": HOSTILE}, headers={"X-Client": "hostile"}
+        )
         time.sleep(0.2)
         meanwhile = client.get("/sparql", params={"query": LABEL})
+        assert not hostile.done()
         assert meanwhile.status_code == 200
         stopped = hostile.result(timeout=30)
     assert stopped.status_code == 503
@@ -202,7 +191,7 @@ def test_the_reported_bypass_is_refused_by_the_endpoint(client: httpx.Client) ->
 def test_a_query_slow_to_parse_costs_its_worker_not_the_server(client: httpx.Client) -> None:
     # about 2 s of rdflib's parser for 1.4 KB (the parse grows faster than the text)
     bomb = "ASK { FILTER(" + "1+" * 900 + "1) }"
-    headers = {"Content-Type": "application/sparql-query"}
+    headers = {"Content-Type": "application/sparql-query", "X-Client": "bomber"}
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         slow = pool.submit(client.post, "/sparql", content=bomb, headers=headers)
         time.sleep(0.2)
@@ -255,5 +244,12 @@ def test_safe_defaults_and_bad_settings(tmp_path: Path) -> None:
     assert Settings().timeout == 5.0
     with pytest.raises(ServeError, match="no site folder"):
         Settings(site=tmp_path / "missing")
-    with pytest.raises(ServeError, match="must be positive"):
-        Settings(timeout=0)
+    for bad in (0, -1.0, float("nan"), float("inf"), "5"):
+        with pytest.raises(ServeError, match="timeout must be a finite number of seconds"):
+            Settings(timeout=bad)  # type: ignore[arg-type]
+    for name in ("workers", "max_rows", "max_connections", "per_client", "max_answer_bytes"):
+        with pytest.raises(ServeError, match=f"{name} must be a whole number above 0"):
+            Settings(**{name: 0})  # type: ignore[arg-type]
+    for port in (-1, 65536, 99999, True, "80"):
+        with pytest.raises(ServeError, match="port must be a whole number from 0 to 65535"):
+            serve(port=port)  # type: ignore[arg-type]

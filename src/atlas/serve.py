@@ -15,24 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
-import multiprocessing
-import signal
-import sys
-import threading
-import time
-from collections.abc import AsyncIterator, Coroutine
-from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+import math
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import parse_qsl
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
 
-from atlas._results import media_type, serialize
-from atlas._sandbox import forbid_network
-from atlas._sparql import refuse_unsafe
+from atlas._negotiate import negotiate
+from atlas._pool import Limits, Pool, QueryTimeoutError
+from atlas._results import media_type
 from atlas.errors import AtlasError
 
 if TYPE_CHECKING:
@@ -41,24 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ServeError", "Settings", "create_app", "negotiate", "serve"]
 
-_T = TypeVar("_T")
-_log = logging.getLogger(__name__)
-_PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
-
-_SOLUTION_TYPES = {
-    "application/sparql-results+json": "json",
-    "application/json": "json",
-    "application/sparql-results+xml": "xml",
-    "application/xml": "xml",
-    "text/csv": "csv",
-    "text/tab-separated-values": "tsv",
-}
-_BOOLEAN_TYPES = {k: v for k, v in _SOLUTION_TYPES.items() if v in ("json", "xml")}
-_GRAPH_TYPES = {
-    "text/turtle": "turtle",
-    "application/n-triples": "ntriples",
-    "text/plain": "ntriples",
-}
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+_MAX_PORT = 65535
 
 
 class ServeError(AtlasError, ValueError):
@@ -69,233 +46,49 @@ class ServeError(AtlasError, ValueError):
 class Settings:
     """How the endpoint runs; the defaults are the safe ones."""
 
-    timeout: float = 5.0  # seconds a query may run before its worker is killed
+    timeout: float = 5.0  # seconds a query may run (parse included) before its worker is killed
     max_rows: int = 10_000  # rows (or triples) returned at most; the rest is cut
     max_request_bytes: int = 64 * 1024  # largest query, in the URL or the body
-    workers: int = 2  # processes answering queries side by side
+    max_answer_bytes: int = 16 * 1024 * 1024  # largest answer sent; a larger one is refused
+    workers: int = 3  # processes answering queries side by side
+    per_client: int = 1  # queries of one client run at a time (the rest of its queries wait)
+    client_queue: int = 8  # queries of one client that may wait; past that, 429
+    max_connections: int = 256  # open connections at most; past that, 503 at once
+    read_timeout: float = 10.0  # seconds for a request's head, and again for its body
+    keep_alive: float = 5.0  # seconds an idle kept-alive connection stays open
+    client_header: str | None = None  # a header that names the client (a token, a proxy's)
+    allowed_hosts: tuple[str, ...] = ()  # Host headers answered; none: loopback names only
     cors_origins: tuple[str, ...] = ()  # origins allowed by CORS; none: no CORS headers
     site: Path | None = None  # a static site to serve at /
     data: tuple[Path, ...] = field(default=())  # Turtle files to serve; none: the shipped atlas
 
     def __post_init__(self) -> None:
-        if self.timeout <= 0 or self.max_rows < 1 or self.max_request_bytes < 1 or self.workers < 1:
-            raise ServeError(
-                f"timeout, max_rows, max_request_bytes and workers must be positive: {self!r}"
-            )
+        seconds = {"timeout": self.timeout, "read_timeout": self.read_timeout}
+        seconds["keep_alive"] = self.keep_alive
+        for name, value in seconds.items():
+            if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+                raise ServeError(
+                    f"{name} must be a finite number of seconds above 0, not {value!r}"
+                )
+        counts = {
+            "max_rows": self.max_rows,
+            "max_request_bytes": self.max_request_bytes,
+            "max_answer_bytes": self.max_answer_bytes,
+            "workers": self.workers,
+            "per_client": self.per_client,
+            "client_queue": self.client_queue,
+            "max_connections": self.max_connections,
+        }
+        for name, count in counts.items():
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise ServeError(f"{name} must be a whole number above 0, not {count!r}")
         if self.site is not None and not self.site.is_dir():
             raise ServeError(f"no site folder at {str(self.site)!r}; build the site first")
 
-
-def negotiate(accept: str, form: str) -> str | None:
-    """The result format for an ``Accept`` header and a query form, or ``None`` if none fits.
-
-    >>> negotiate("text/csv;q=0.5, application/sparql-results+json", "SELECT")
-    'json'
-    >>> negotiate("*/*", "CONSTRUCT")
-    'turtle'
-    >>> negotiate("text/turtle", "ASK") is None
-    True
-    """
-    offered = (
-        _GRAPH_TYPES
-        if form in ("CONSTRUCT", "DESCRIBE")
-        else _BOOLEAN_TYPES
-        if form == "ASK"
-        else _SOLUTION_TYPES
-    )
-    ranges = _media_ranges(accept or "*/*")
-    for kind in ranges:
-        if kind in offered:
-            return offered[kind]
-        if kind == "*/*":
-            return next(iter(offered.values()))
-        if kind.endswith("/*"):
-            match = next((v for k, v in offered.items() if k.startswith(kind[:-1])), None)
-            if match:
-                return match
-    return None
-
-
-def _media_ranges(accept: str) -> list[str]:
-    """The media ranges of an ``Accept`` header, most wanted first (q=0 left out)."""
-    ranges: list[tuple[float, int, str]] = []
-    for position, part in enumerate(accept.split(",")):
-        kind, *params = (p.strip() for p in part.split(";"))
-        quality = 1.0
-        for param in params:
-            name, _, value = param.partition("=")
-            if name.strip() == "q":
-                try:
-                    quality = float(value)
-                except ValueError:
-                    quality = 0.0
-        if kind and quality > 0:
-            ranges.append((-quality, position, kind.lower()))
-    return [kind for _, _, kind in sorted(ranges)]
-
-
-# --- the worker processes ------------------------------------------------------------------
-
-
-def _worker_main(conn: Connection, files: tuple[Path, ...]) -> None:
-    """Answer queries sent through ``conn`` until it closes."""
-    from atlas import store  # noqa: PLC0415 - imported in the worker process
-
-    _die_with_parent()
-    target = store.load_store(files) if files else store.store()
-    sandboxed = forbid_network()  # after loading: only the query runs without a network
-    conn.send(("ready", sandboxed))
-    while True:
-        try:
-            query, accept, max_rows = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            # The guard parses here, under the query's deadline: a text that is slow to parse
-            # costs this worker, never the server.
-            form = refuse_unsafe(query)
-            fmt = negotiate(accept, form)
-            if fmt is None:
-                conn.send(("error", 406, f"no acceptable result format for a {form} query"))
-                continue
-            result = store.execute(query, target=target, max_rows=max_rows)
-            truncated = getattr(result, "truncated", False)
-            conn.send(("ok", fmt, serialize(result, fmt), truncated))
-        except (AtlasError, ValueError) as error:
-            conn.send(("error", 400, str(error)))
-        except Exception as error:  # noqa: BLE001 - reported to the client, the worker lives on
-            conn.send(("error", 500, f"the query failed: {type(error).__name__}: {error}"))
-
-
-def _die_with_parent() -> None:
-    """On Linux, ask for SIGKILL when the server goes, even mid-query (best effort)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-@dataclass(eq=False)
-class _Worker:
-    process: BaseProcess
-    conn: Connection
-
-
-class _QueryTimeoutError(Exception):
-    pass
-
-
-class _Pool:
-    """Worker processes; a query that passes its deadline costs its worker, never the server."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._context = multiprocessing.get_context("spawn")
-        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
-        self._all: set[_Worker] = set()
-        self._lock = threading.Lock()
-        self._closed = False
-        self._tasks: set[asyncio.Task[Any]] = set()  # keeps background tasks alive
-        self._warned = False
-
-    def _spawn(self) -> _Worker:
-        parent, child = self._context.Pipe()
-        process = self._context.Process(
-            target=_worker_main, args=(child, self.settings.data), daemon=True
-        )
-        process.start()
-        child.close()
-        try:
-            reply: tuple[Any, ...] = parent.recv() if parent.poll(60) else ()
-        except (EOFError, OSError):
-            reply = ()
-        ready = reply[:1] == ("ready",)  # ("ready", sandboxed)
-        if ready and not reply[-1] and not self._warned:
-            self._warned = True
-            _log.warning(
-                "this system offers no network sandbox for the query workers: the SPARQL "
-                "parser guard alone keeps queries off the network"
-            )
-        if not ready:
-            process.kill()
-            parent.close()
-            raise ServeError("a query worker failed to start (see its error above)")
-        worker = _Worker(process, parent)
-        with self._lock:
-            self._all.add(worker)
-        return worker
-
-    async def start(self) -> None:
-        workers = await asyncio.gather(
-            *(asyncio.to_thread(self._spawn) for _ in range(self.settings.workers))
-        )
-        for worker in workers:
-            self._idle.put_nowait(worker)
-
-    def _kill(self, worker: _Worker) -> None:
-        worker.process.kill()
-        worker.process.join(5)
-        worker.conn.close()
-        with self._lock:
-            self._all.discard(worker)
-
-    async def _replace(self, worker: _Worker) -> None:
-        await asyncio.to_thread(self._kill, worker)
-        for _ in range(3):  # a worker that fails to start is tried again, then given up
-            if self._closed:
-                return
-            with contextlib.suppress(ServeError):
-                self._idle.put_nowait(await asyncio.to_thread(self._spawn))
-                return
-
-    async def run(self, query: str, accept: str) -> tuple[Any, ...]:
-        """The worker's reply to a query; raises :class:`_QueryTimeoutError` at the deadline."""
-        deadline = time.monotonic() + self.settings.timeout
-        try:
-            async with asyncio.timeout(self.settings.timeout):
-                worker = await self._idle.get()
-        except TimeoutError:
-            raise _QueryTimeoutError from None
-        try:
-            worker.conn.send((query, accept, self.settings.max_rows))
-        except (OSError, ValueError):  # the worker died while idle
-            self._background(self._replace(worker))
-            return ("error", 503, "a query worker stopped; send the query again")
-        # Shielded: if the client goes away, the worker still comes back to the pool.
-        job = self._background(self._finish(worker, max(0.0, deadline - time.monotonic())))
-        reply = await asyncio.shield(job)
-        if reply is None:
-            raise _QueryTimeoutError
-        return reply
-
-    async def _finish(self, worker: _Worker, seconds: float) -> tuple[Any, ...] | None:
-        reply = await asyncio.to_thread(_receive, worker.conn, seconds)
-        if reply is None or not worker.process.is_alive():
-            self._background(self._replace(worker))
-        else:
-            self._idle.put_nowait(worker)
-        return reply
-
-    def _background(self, job: Coroutine[Any, Any, _T]) -> asyncio.Task[_T]:
-        task = asyncio.get_running_loop().create_task(job)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def close(self) -> None:
-        self._closed = True
-        with self._lock:
-            workers = list(self._all)
-        for worker in workers:
-            await asyncio.to_thread(self._kill, worker)
-
-
-def _receive(conn: Connection, timeout: float) -> tuple[Any, ...] | None:
-    """The worker's reply, or ``None`` when it has not come within ``timeout`` seconds."""
-    try:
-        return conn.recv() if conn.poll(timeout) else None
-    except (EOFError, OSError):
-        return ("error", 500, "the query worker stopped")
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """The Host names answered: those allowed, else the loopback names."""
+        return self.allowed_hosts or _LOOPBACK_NAMES
 
 
 # --- the application -----------------------------------------------------------------------
@@ -338,14 +131,20 @@ async def _posted(request: Request, limit: int) -> dict[str, str]:
     )
 
 
-async def _query_of(request: Request, limit: int) -> str:
+async def _query_of(request: Request, settings: Settings) -> str:
     """The query of a SPARQL Protocol request (the worker's guard judges it next)."""
-    if request.method == "GET":
+    limit = settings.max_request_bytes
+    if request.method in ("GET", "HEAD"):
         if len(request.url.query) > limit:
             raise _RefusalError(414, f"the query is longer than the limit of {limit} bytes")
         params = dict(request.query_params)
     else:
-        params = await _posted(request, limit)
+        try:
+            params = await asyncio.wait_for(_posted(request, limit), settings.read_timeout)
+        except TimeoutError:
+            raise _RefusalError(
+                408, f"the request body did not arrive within {settings.read_timeout:g} s"
+            ) from None
     if "update" in params:
         raise _RefusalError(400, _NO_UPDATES)
     for name in ("default-graph-uri", "named-graph-uri"):
@@ -358,26 +157,113 @@ async def _query_of(request: Request, limit: int) -> str:
 
 
 @dataclass
+class _Share:
+    """One client's share of the pool: a turn to run, and how many of its queries are here."""
+
+    turn: asyncio.Semaphore
+    here: int = 0
+
+
+class _Clients:
+    """Fair shares: a client runs ``per_client`` queries at a time, and its others wait.
+
+    So a few clients that send expensive queries hold a few workers at most, and the others
+    stay free for everyone else. A client is its address, or the value of ``client_header``.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._shares: dict[str, _Share] = {}
+
+    def name(self, request: Request) -> str:
+        """Who sent the request."""
+        if self.settings.client_header:
+            named = request.headers.get(self.settings.client_header)
+            if named:
+                return f"header:{named}"
+        return request.client.host if request.client else "unknown"
+
+    @contextlib.asynccontextmanager
+    async def turn(self, client: str) -> AsyncIterator[None]:
+        """Wait for the client's turn; past its queue, refuse with 429."""
+        share = self._shares.get(client)
+        if share is None:
+            share = self._shares[client] = _Share(asyncio.Semaphore(self.settings.per_client))
+        if share.here >= self.settings.per_client + self.settings.client_queue:
+            raise _RefusalError(
+                429, "too many queries from this client at once; wait for the answers first"
+            )
+        share.here += 1
+        try:
+            async with share.turn:
+                yield
+        finally:
+            share.here -= 1
+            if share.here == 0:
+                del self._shares[client]
+
+
+@dataclass
 class _Endpoint:
-    """Answers SPARQL Protocol requests with the worker pool."""
+    """Answers SPARQL Protocol requests with the worker pool, a fair share per client."""
 
     settings: Settings
-    pool: _Pool | None = None
+    pool: Pool | None = None
+    clients: _Clients = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.clients = _Clients(self.settings)
 
     async def answer(self, request: Request) -> tuple[str, bytes, bool]:
         """The format, body and truncation of the answer; raises :class:`_RefusalError`."""
-        query = await _query_of(request, self.settings.max_request_bytes)
-        if self.pool is None:
-            raise _RefusalError(503, "the endpoint is not running")
-        try:
-            reply = await self.pool.run(query, request.headers.get("accept", "*/*"))
-        except _QueryTimeoutError:
-            raise _RefusalError(
-                503, f"the query was stopped after the {self.settings.timeout:g} s limit"
-            ) from None
+        query = await _query_of(request, self.settings)
+        async with self.clients.turn(self.clients.name(request)):
+            if self.pool is None:
+                raise _RefusalError(503, "the endpoint is not running")
+            try:
+                reply = await self.pool.run(query, request.headers.get("accept", "*/*"))
+            except QueryTimeoutError:
+                raise _RefusalError(
+                    503, f"the query was stopped after the {self.settings.timeout:g} s limit"
+                ) from None
         if reply[0] == "error":
             raise _RefusalError(reply[1], reply[2])
         return reply[1], reply[2], reply[3]
+
+
+class _HostCheck:
+    """ASGI middleware: answer only requests whose Host is served here (no DNS rebinding)."""
+
+    def __init__(self, app: Any, hosts: tuple[str, ...]) -> None:
+        self.app = app
+        self.hosts = {_host_name(h) for h in hosts} - {""}
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if _host_name(given) not in self.hosts:
+                from starlette.responses import PlainTextResponse  # noqa: PLC0415
+
+                refusal = PlainTextResponse(
+                    f"Host {given!r} is not served here; start atlas serve with "
+                    "--allow-host NAME to serve it\n",
+                    status_code=421,
+                )
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _host_name(value: str) -> str:
+    """The host of a Host header or a name, lower case, without port or IPv6 brackets."""
+    value = value.strip()
+    if value.count(":") > 1 and not value.startswith("["):  # a bare IPv6 address
+        value = f"[{value}]"
+    try:
+        name = urlsplit(f"//{value}").hostname
+    except ValueError:
+        return ""
+    return (name or "").lower()
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -390,6 +276,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         from starlette.applications import Starlette  # noqa: PLC0415
         from starlette.middleware import Middleware  # noqa: PLC0415
         from starlette.middleware.cors import CORSMiddleware  # noqa: PLC0415
+        from starlette.requests import ClientDisconnect  # noqa: PLC0415
         from starlette.responses import PlainTextResponse, Response  # noqa: PLC0415
         from starlette.routing import Mount, Route  # noqa: PLC0415
         from starlette.staticfiles import StaticFiles  # noqa: PLC0415
@@ -405,6 +292,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             fmt, body, truncated = await endpoint.answer(request)
         except _RefusalError as refusal:
             return PlainTextResponse(f"{refusal}\n", status_code=refusal.status)
+        except ClientDisconnect:  # the client went away while sending: nobody to answer
+            return Response(status_code=400)
         headers = {"X-Content-Type-Options": "nosniff", "Vary": "Accept"}
         if truncated:
             headers["Atlas-Results-Truncated"] = f"only the first {settings.max_rows} are sent"
@@ -415,7 +304,15 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        pool = _Pool(settings)
+        pool = Pool(
+            Limits(
+                workers=settings.workers,
+                timeout=settings.timeout,
+                max_rows=settings.max_rows,
+                max_answer_bytes=settings.max_answer_bytes,
+                data=settings.data,
+            )
+        )
         await pool.start()
         endpoint.pool = pool
         try:
@@ -424,12 +321,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
             endpoint.pool = None
             await pool.close()
 
+    # GET routes answer HEAD too (Starlette adds it)
     routes: list[Route | Mount] = [Route("/sparql", sparql, methods=["GET", "POST"])]
     if settings.site is not None:
         routes.append(Mount("/", StaticFiles(directory=settings.site, html=True)))
     else:
         routes.append(Route("/", home))
-    middleware = []
+    middleware = [Middleware(_HostCheck, hosts=settings.hosts)]
     if settings.cors_origins:
         middleware.append(
             Middleware(
@@ -451,18 +349,43 @@ def serve(
 ) -> None:
     """Run the endpoint until interrupted.
 
+    The Host names answered are ``settings.allowed_hosts``, or else the loopback names and
+    ``host`` itself.
+
     Raises:
-        ServeError: when the ``serve`` extra is missing or the settings are invalid.
+        ServeError: when the ``serve`` extra is missing or the settings or port are invalid.
     """
+    import uvicorn  # noqa: PLC0415 - installed with starlette by the serve extra
+
+    uvicorn.Server(_uvicorn_config(settings, host=host, port=port, log_level=log_level)).run()
+
+
+def _uvicorn_config(
+    settings: Settings | None, *, host: str, port: int, log_level: str = "warning"
+) -> Any:
+    """The server's configuration: uvicorn's HTTP/1.1 with every bound of ``settings``."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= _MAX_PORT:
+        raise ServeError(f"port must be a whole number from 0 to {_MAX_PORT}, not {port!r}")
+    settings = settings or Settings()
+    if not settings.allowed_hosts and _host_name(host) not in _LOOPBACK_NAMES:
+        settings = replace(settings, allowed_hosts=(*_LOOPBACK_NAMES, host))
     app = create_app(settings)
     import uvicorn  # noqa: PLC0415 - installed with starlette by the serve extra
 
-    uvicorn.run(
+    from atlas._http import QuietLog, bounded_protocol  # noqa: PLC0415
+
+    log = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, QuietLog) for f in log.filters):
+        log.addFilter(QuietLog())
+    return uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
         access_log=False,
         server_header=False,
-        h11_max_incomplete_event_size=(settings or Settings()).max_request_bytes + 8192,
+        http=bounded_protocol(settings.max_connections, settings.read_timeout),
+        limit_concurrency=settings.max_connections + 1,  # past the cap, refused when connecting
+        timeout_keep_alive=math.ceil(settings.keep_alive),
+        h11_max_incomplete_event_size=settings.max_request_bytes + 8192,
     )
