@@ -42,6 +42,7 @@ def url() -> Iterator[str]:
         read_timeout=1.0,
         keep_alive=1.0,
         max_answer_bytes=10_000,
+        worker_memory=128 * 1024 * 1024,
         client_header="X-Client",
     )
     yield from serve_in_thread(settings)
@@ -120,6 +121,20 @@ def test_answers_are_bounded_in_bytes_as_well_as_rows(url: str) -> None:
     assert "over the limit of 10000 bytes" in response.text
     small = httpx.get(f"{url}/sparql", params={"query": "SELECT (1 AS ?x) {}"}, timeout=30)
     assert small.status_code == 200
+
+
+def test_a_query_past_the_worker_memory_costs_its_worker_not_the_server(url: str) -> None:
+    # 10 characters doubled 24 times: a 160 MB string, past the 128 MiB a worker may take
+    huge = (
+        'SELECT (STRLEN(?x24) AS ?n) WHERE { BIND("abcdefghij" AS ?x0) '
+        + " ".join(f"BIND(CONCAT(?x{i}, ?x{i}) AS ?x{i + 1})" for i in range(24))
+        + " }"
+    )
+    response = httpx.get(f"{url}/sparql", params={"query": huge}, timeout=30)
+    assert response.status_code == 500
+    assert "memory limit" in response.text
+    for _ in range(3):  # the worker is replaced
+        assert httpx.get(f"{url}/sparql", params={"query": "ASK {}"}).status_code == 200
 
 
 @pytest.mark.parametrize(

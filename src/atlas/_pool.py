@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import logging
 import multiprocessing
+import os
 import signal
 import sys
 import threading
@@ -36,6 +37,9 @@ _log = logging.getLogger("atlas.serve")
 _PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
 
 
+_GONE = ("error", 500, "the query worker stopped (past its memory limit, or killed)")
+
+
 class PoolError(AtlasError, RuntimeError):
     """A query worker could not be started."""
 
@@ -49,14 +53,21 @@ class Limits:
     max_rows: int
     max_answer_bytes: int
     data: tuple[Path, ...] = ()  # Turtle files; none: the shipped atlas
+    worker_memory: int = 0  # bytes a worker may take beyond the loaded graph; 0: unbounded
 
 
-def _worker_main(conn: Connection, files: tuple[Path, ...]) -> None:
-    """Answer queries sent through ``conn`` until it closes."""
+def _worker_main(conn: Connection, files: tuple[Path, ...], memory: int = 0) -> None:
+    """Answer queries sent through ``conn`` until it closes.
+
+    ``memory``: bytes the worker may allocate beyond what it holds once the graph is loaded
+    (0: no bound). Past it an allocation fails, the worker stops and is replaced.
+    """
     from atlas import store  # noqa: PLC0415 - imported in the worker process
 
     _die_with_parent()
     target = store.load_store(files) if files else store.store()
+    if memory:
+        _bound_memory(memory)
     sandboxed = forbid_network()  # after loading: only the query runs without a network
     conn.send(("ready", sandboxed))
     while True:
@@ -83,6 +94,27 @@ def _worker_main(conn: Connection, files: tuple[Path, ...]) -> None:
             conn.send(("error", 400, str(error)))
         except Exception as error:  # noqa: BLE001 - reported to the client, the worker lives on
             conn.send(("error", 500, f"the query failed: {type(error).__name__}: {error}"))
+
+
+def _bound_memory(extra: int) -> None:
+    """Limit this process's data to what it holds now plus ``extra`` bytes (Linux, best effort).
+
+    An allocation past the limit aborts the process (pyoxigraph's allocator cannot fail
+    softly), quietly: the pool sees a worker gone and replaces it.
+    """
+    try:
+        import resource  # noqa: PLC0415 - POSIX only
+
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+        held = next(
+            int(line.split()[1]) * 1024
+            for line in status.splitlines()
+            if line.startswith("VmData:")
+        )
+        resource.setrlimit(resource.RLIMIT_DATA, (held + extra, resource.RLIM_INFINITY))
+    except (ImportError, OSError, StopIteration, ValueError):
+        return
+    os.environ["RUST_BACKTRACE"] = "0"  # one line on an aborted allocation, not a backtrace
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -126,7 +158,9 @@ class Pool:
     def _spawn(self) -> _Worker:
         parent, child = self._context.Pipe()
         process = self._context.Process(
-            target=_worker_main, args=(child, self.settings.data), daemon=True
+            target=_worker_main,
+            args=(child, self.settings.data, self.settings.worker_memory),
+            daemon=True,
         )
         process.start()
         child.close()
@@ -196,7 +230,7 @@ class Pool:
 
     async def _finish(self, worker: _Worker, seconds: float) -> tuple[Any, ...] | None:
         reply = await asyncio.to_thread(_receive, worker.conn, seconds)
-        if reply is None or not worker.process.is_alive():
+        if reply is None or reply == _GONE or not worker.process.is_alive():
             self._background(self._replace(worker))
         else:
             self._idle.put_nowait(worker)
@@ -221,4 +255,4 @@ def _receive(conn: Connection, timeout: float) -> tuple[Any, ...] | None:
     try:
         return conn.recv() if conn.poll(timeout) else None
     except (EOFError, OSError):
-        return ("error", 500, "the query worker stopped")
+        return _GONE

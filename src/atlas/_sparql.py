@@ -137,7 +137,7 @@ _NO_UPDATES = "only queries (SELECT, ASK, CONSTRUCT, DESCRIBE) are answered, nev
 MAX_QUERY_CHARS = 1 << 20
 _PARSER_LOCK = threading.Lock()  # pyparsing's grammar objects are shared and not thread-safe
 _PARSER_DEPTH = 30_000  # frames: about 2,500 triples in one block, or 250 nested groups
-_PARSER_STACK = 256 * 1024 * 1024  # bytes of address space for the parser's thread
+_PARSER_STACK = 32 * 1024 * 1024  # bytes for the parser's thread (8 MiB reach the depth limit)
 
 
 def refuse_unsafe(query: str) -> str:
@@ -206,6 +206,8 @@ def _classify(query: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
             worker = threading.Thread(target=lambda: outcome.append(_judge(text)), daemon=True)
             worker.start()
             worker.join()
+        except RuntimeError:  # no thread could be started (out of memory or threads)
+            return "", (SparqlError, "the query could not be checked: no room to parse it")
         finally:
             threading.stack_size(size)
             sys.setrecursionlimit(limit)

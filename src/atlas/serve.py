@@ -50,6 +50,7 @@ class Settings:
     max_rows: int = 10_000  # rows (or triples) returned at most; the rest is cut
     max_request_bytes: int = 64 * 1024  # largest query, in the URL or the body
     max_answer_bytes: int = 16 * 1024 * 1024  # largest answer sent; a larger one is refused
+    worker_memory: int = 1024 * 1024 * 1024  # bytes a worker may take beyond the graph
     workers: int = 3  # processes answering queries side by side
     per_client: int = 1  # queries of one client run at a time (the rest of its queries wait)
     client_queue: int = 8  # queries of one client that may wait; past that, 429
@@ -78,6 +79,7 @@ class Settings:
             "per_client": self.per_client,
             "client_queue": self.client_queue,
             "max_connections": self.max_connections,
+            "worker_memory": self.worker_memory,
         }
         for name, count in counts.items():
             if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -311,6 +313,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 max_rows=settings.max_rows,
                 max_answer_bytes=settings.max_answer_bytes,
                 data=settings.data,
+                worker_memory=settings.worker_memory,
             )
         )
         await pool.start()
