@@ -72,6 +72,15 @@ def _check(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     return status, out + err
 
 
+def _plant(path: Path, target: str) -> str:
+    """Make ``path`` a FIFO or a symbolic link to ``target``; the refusal it should get."""
+    if target == "fifo":
+        os.mkfifo(path)
+        return "is not a regular file"
+    path.symlink_to(target)
+    return "leads out of its folder"
+
+
 @pytest.mark.parametrize("target", ["/etc/passwd", "/dev/zero", "fifo"])
 def test_a_snapshot_linked_out_of_sources_is_a_violation(
     target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -79,12 +88,7 @@ def test_a_snapshot_linked_out_of_sources_is_a_violation(
     folder = copy_mini(tmp_path)
     snapshot = folder / "sources" / "toy-spec.txt"
     snapshot.unlink()
-    if target == "fifo":
-        os.mkfifo(snapshot)
-        expected = "is not a regular file"
-    else:
-        snapshot.symlink_to(target)
-        expected = "leads out of its folder"
+    expected = _plant(snapshot, target)
     status, out = _check(folder, capsys)
     assert status == 1
     assert f"snapshot refused: 'toy-spec.txt' {expected}" in out or expected in out
@@ -107,12 +111,7 @@ def test_a_turtle_file_linked_out_of_the_dataset_is_a_violation(
 ) -> None:
     folder = copy_mini(tmp_path)
     extra = folder / "extra.ttl"
-    if target == "fifo":
-        os.mkfifo(extra)
-        expected = "is not a regular file"
-    else:
-        extra.symlink_to(target)
-        expected = "leads out of its folder"
+    expected = _plant(extra, target)
     status, out = _check(folder, capsys)
     assert status == 1
     assert f"{extra}: violation: Turtle file refused:" in out

@@ -212,23 +212,38 @@ def test_every_attempt_in_the_corpus_is_refused_before_evaluation() -> None:
     assert not wrong, wrong[:5]
 
 
-def test_refusals_say_why() -> None:
-    with pytest.raises(NetworkRefusedError, match=r"FROM NAMED <http://example\.org/g> is refused"):
-        refuse_unsafe("SELECT * FROM NAMED <http://example.org/g> WHERE { ?s ?p ?o }")
-    with pytest.raises(NetworkRefusedError, match=r"FROM ex:g is refused"):
-        refuse_unsafe("PREFIX ex: <http://e/> SELECT * FROM ex:g WHERE { ?s ?p ?o }")
-    with pytest.raises(ReadOnlyError, match=r"CLEAR is refused: only queries \(SELECT"):
-        refuse_unsafe("CLEAR DEFAULT")
-    with pytest.raises(ReadOnlyError, match=r"INSERT DATA, CLEAR is refused"):
-        refuse_unsafe("INSERT DATA { <http://e/a> <http://e/b> 1 } ; CLEAR ALL")
-    with pytest.raises(NetworkRefusedError, match=r"LOAD is refused"):
-        refuse_unsafe("CLEAR ALL ; LOAD <http://e/>")
-    with pytest.raises(SparqlError, match=r"invalid SPARQL: .*\(line 2, column \d+\)"):
-        refuse_unsafe("SELECT * WHERE {\n ?s ?p }")
-    with pytest.raises(SparqlError, match=r"codepoint escapes such as '\\\\u0053' are refused"):
-        refuse_unsafe("SELECT * WHERE { ?s ?p '\\u0053' }")
-    with pytest.raises(SparqlError, match="a SPARQL query is text"):
-        refuse_unsafe(b"ASK {}")  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("query", "error", "message"),
+    [
+        (
+            "SELECT * FROM NAMED <http://example.org/g> WHERE { ?s ?p ?o }",
+            NetworkRefusedError,
+            r"FROM NAMED <http://example\.org/g> is refused",
+        ),
+        (
+            "PREFIX ex: <http://e/> SELECT * FROM ex:g WHERE { ?s ?p ?o }",
+            NetworkRefusedError,
+            r"FROM ex:g is refused",
+        ),
+        ("CLEAR DEFAULT", ReadOnlyError, r"CLEAR is refused: only queries \(SELECT"),
+        (
+            "INSERT DATA { <http://e/a> <http://e/b> 1 } ; CLEAR ALL",
+            ReadOnlyError,
+            r"INSERT DATA, CLEAR is refused",
+        ),
+        ("CLEAR ALL ; LOAD <http://e/>", NetworkRefusedError, r"LOAD is refused"),
+        ("SELECT * WHERE {\n ?s ?p }", SparqlError, r"invalid SPARQL: .*\(line 2, column \d+\)"),
+        (
+            "SELECT * WHERE { ?s ?p '\\u0053' }",
+            SparqlError,
+            r"codepoint escapes such as '\\\\u0053' are refused",
+        ),
+        (b"ASK {}", SparqlError, r"a SPARQL query is text"),
+    ],
+)
+def test_refusals_say_why(query: str, error: type[AtlasError], message: str) -> None:
+    with pytest.raises(error, match=message):
+        refuse_unsafe(query)
 
 
 def test_a_query_too_long_or_too_deep_is_refused_without_a_traceback() -> None:

@@ -87,6 +87,17 @@ class Settings:
         if self.site is not None and not self.site.is_dir():
             raise ServeError(f"no site folder at {str(self.site)!r}; build the site first")
 
+    def limits(self) -> Limits:
+        """What the worker pool needs of these settings."""
+        return Limits(
+            workers=self.workers,
+            timeout=self.timeout,
+            max_rows=self.max_rows,
+            max_answer_bytes=self.max_answer_bytes,
+            data=self.data,
+            worker_memory=self.worker_memory,
+        )
+
     @property
     def hosts(self) -> tuple[str, ...]:
         """The Host names answered: those allowed, else the loopback names."""
@@ -306,16 +317,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        pool = Pool(
-            Limits(
-                workers=settings.workers,
-                timeout=settings.timeout,
-                max_rows=settings.max_rows,
-                max_answer_bytes=settings.max_answer_bytes,
-                data=settings.data,
-                worker_memory=settings.worker_memory,
-            )
-        )
+        pool = Pool(settings.limits())
         await pool.start()
         endpoint.pool = pool
         try:
