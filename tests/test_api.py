@@ -146,9 +146,62 @@ def test_import_is_lazy_and_rdflib_free() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+PUBLIC = [
+    "ArgumentTypeError",
+    "ArgumentValueError",
+    "Atlas",
+    "AtlasDocument",
+    "AtlasError",
+    "Citation",
+    "Concept",
+    "ConceptScheme",
+    "CycleError",
+    "DatasetError",
+    "Evidence",
+    "ExecutionPath",
+    "JourneyStep",
+    "MissingValueError",
+    "NetworkRefusedError",
+    "Problem",
+    "Source",
+    "Stage",
+    "Step",
+    "Technology",
+    "UnknownIdError",
+    "UnknownValueError",
+    "WitnessRecord",
+    "__version__",
+    "atlases",
+    "check",
+    "citation",
+    "get",
+    "graph",
+    "load",
+    "path",
+    "source",
+    "sparql",
+    "stage",
+    "stages",
+    "step",
+    "steps",
+    "technology",
+    "witness",
+]
+
+
 def test_public_surface_is_pinned() -> None:
+    assert atlas.__all__ == PUBLIC  # a change here is a change of the public API: say so
     assert atlas.__all__ == sorted(atlas.__all__)
     for name in atlas.__all__:
         assert getattr(atlas, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = atlas.nope  # type: ignore[attr-defined]
+
+
+def test_errors_of_wrong_arguments_are_public_and_subclass_the_builtins() -> None:
+    assert issubclass(atlas.ArgumentTypeError, atlas.AtlasError)
+    assert issubclass(atlas.ArgumentTypeError, TypeError)
+    assert issubclass(atlas.ArgumentValueError, atlas.AtlasError)
+    assert issubclass(atlas.ArgumentValueError, ValueError)
+    with pytest.raises(atlas.ArgumentTypeError, match="stage_id must be a str"):
+        atlas.stage(None)  # type: ignore[arg-type]

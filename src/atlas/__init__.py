@@ -16,6 +16,8 @@ TYPE_CHECKING = False  # spares importing typing: ``import atlas`` must stay che
 if TYPE_CHECKING:
     from atlas._witness import WitnessRecord, witness
     from atlas.errors import (
+        ArgumentTypeError,
+        ArgumentValueError,
         AtlasError,
         CycleError,
         DatasetError,
@@ -57,6 +59,8 @@ if TYPE_CHECKING:
     from atlas.verify import check
 
 __all__ = [
+    "ArgumentTypeError",
+    "ArgumentValueError",
     "Atlas",
     "AtlasDocument",
     "AtlasError",
@@ -100,6 +104,8 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imp
     **{
         name: ("atlas.errors", name)
         for name in (
+            "ArgumentTypeError",
+            "ArgumentValueError",
             "AtlasError",
             "CycleError",
             "DatasetError",
@@ -149,6 +155,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imp
     "witness": ("atlas._witness", "witness"),
     "WitnessRecord": ("atlas._witness", "WitnessRecord"),
 }
+_CHECKED = ("check", "graph", "witness")  # wrapped by atlas._names.checked
 
 
 def __getattr__(name: str) -> object:
@@ -161,6 +168,10 @@ def __getattr__(name: str) -> object:
     except KeyError:
         raise AttributeError(f"module 'atlas' has no attribute {name!r}") from None
     value = getattr(importlib.import_module(module), attribute)
+    if name in _CHECKED:  # defined where arguments are taken on trust: checked on the way in
+        from atlas._names import checked  # noqa: PLC0415
+
+        value = checked(name, value)
     globals()[name] = value
     return value
 

@@ -1,11 +1,15 @@
 """The ``atlas`` command: thin sub-commands over the API. Each parses, calls and prints.
 
-Library errors become one line on stderr and exit status 1, never a traceback.
+Library errors become one line on stderr and exit status 1, never a traceback; wrong usage is
+argparse's message and exit status 2. Arguments that are not UTF-8 reach Python as lone
+surrogates: they may name files (any bytes may), but as text (a value, an id, a query) they are
+refused with a message that says so. What is printed escapes such characters instead of failing.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -15,17 +19,75 @@ TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
 if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Callable, Sequence
-    from typing import Any, TypeVar
+    from typing import Any, NoReturn, TypeVar
 
     _R = TypeVar("_R")
     Handler = Callable[[argparse.Namespace], int]
 
 __all__ = ["main"]
 _MAX_PATH = 4096
+_MAX_QUERY_BYTES = 4 << 20  # a query file: four bytes for each of the guard's 2**20 characters
+_MAX_PORT = 65535
+# characters that would break the one line of an error, or drive a terminal: shown escaped
+_CONTROLS = {
+    code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0)) if code != ord("\t")
+} | {0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def _printable(text: str) -> str:
+    r"""``text`` as it can be written in UTF-8: a byte that was not UTF-8 shown as ``\xNN``.
+
+    >>> _printable("caf\udce9")
+    'caf\\xe9'
+    """
+    if text.isascii():
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")  # the bytes the text was read from
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def _one_line(text: str) -> str:
+    """``text`` as one printable line: line breaks become spaces, control characters escapes."""
+    return _printable(" ".join(text.splitlines())).translate(_CONTROLS)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors stay printable whatever the arguments held.
+
+    An option typed ``Path`` (those of ``atlas witness``, all files) is read by ``_file_path``:
+    a name no file can have (empty, with a NUL, a folder's) is a usage error, not a traceback.
+    """
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """Add an argument; ``type=Path`` becomes a checked file name."""
+        if kwargs.get("type") is Path:
+            kwargs["type"] = _file_path
+        return super().add_argument(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and the error in one line, then exit with status 2."""
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a file name that is not UTF-8: JSON escapes it
+            text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=True, default=str)
+    print(text)
+
+
+def _quoted(text: str) -> str:
+    """``text`` quoted for a usage error: its repr, cut when long."""
+    from atlas.errors import shown  # noqa: PLC0415
+
+    return shown(text)
 
 
 def _dump(model: Any) -> Any:
@@ -134,6 +196,34 @@ def _sandboxed(program: bool, call: Callable[..., _R], *args: Any) -> _R:  # noq
     return call(*args)
 
 
+def _query_text(argument: str) -> str:
+    """The query given as an argument: its text, or that of the file it names (``.rq``)."""
+    from atlas import store  # noqa: PLC0415
+    from atlas._files import read_bytes  # noqa: PLC0415
+    from atlas.errors import shown  # noqa: PLC0415
+
+    path = Path(argument)
+    if path.suffix != ".rq":
+        try:
+            named = len(argument) < _MAX_PATH and "\n" not in argument and path.is_file()
+        except (OSError, ValueError):  # no name a file could have (too long, a NUL): a query
+            named = False
+        if not named:
+            return argument
+    try:
+        data = read_bytes(path, _MAX_QUERY_BYTES)
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise store.SparqlError(f"cannot read the query file {shown(argument)}: {reason}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise store.SparqlError(
+            f"the query file {shown(argument)} is not UTF-8 text: byte "
+            f"{data[error.start]:#04x} at offset {error.start}"
+        ) from None
+
+
 def _cmd_sparql(args: argparse.Namespace) -> int:
     from atlas import store  # noqa: PLC0415
 
@@ -153,11 +243,7 @@ def _cmd_sparql(args: argparse.Namespace) -> int:
     else:
         if not args.query:
             raise store.SparqlError("give a query, a .rq file, --name NAME or --list")
-        text = args.query
-        if Path(text).suffix == ".rq" or (
-            len(text) < _MAX_PATH and "\n" not in text and Path(text).is_file()
-        ):
-            text = Path(text).read_text(encoding="utf-8")
+        text = _query_text(args.query)
         result = _sandboxed(args.program, store.execute, text, bindings)
     sys.stdout.write(store.write(result, "json" if args.json else args.format).decode())
     return 0
@@ -217,8 +303,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
         export.write_text_atomic(table, _pathtable.dumps(_pathtable.build(text)))
     counts = document.counts
     print(
-        f"wrote {target}: data version {document.version}, {counts.atlases} atlases, "
-        f"{counts.stages} stages, {counts.steps} steps, {counts.citations} citations",
+        _printable(
+            f"wrote {target}: data version {document.version}, {counts.atlases} atlases, "
+            f"{counts.stages} stages, {counts.steps} steps, {counts.citations} citations"
+        ),
         file=sys.stderr,
     )
     return 0
@@ -238,9 +326,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report.to_json())
     else:
-        print(report.text())
+        print(_printable(report.text()))
     for failed in report.errors:
-        print(f"atlas check: error: {failed.title}: {failed.note}", file=sys.stderr)
+        print(f"atlas check: error: {_one_line(f'{failed.title}: {failed.note}')}", file=sys.stderr)
     return report.exit_code
 
 
@@ -251,10 +339,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.to_json())
     else:
-        print(result.changelog(), end="")
-    print(f"atlas diff: {result.summary()}", file=sys.stderr)
+        print(_printable(result.changelog()), end="")
+    print(f"atlas diff: {_one_line(result.summary())}", file=sys.stderr)
     for problem in result.problems:
-        print(f"atlas diff: {problem}", file=sys.stderr)
+        print(f"atlas diff: {_one_line(str(problem))}", file=sys.stderr)
     return result.exit_code
 
 
@@ -265,8 +353,10 @@ def _cmd_site_build(args: argparse.Namespace) -> int:
     report = site.build(Path(args.outdir), document)
     page, weight = report.heaviest
     print(
-        f"wrote {len(report.weights)} pages to {report.outdir} in {report.seconds:.2f} s;"
-        f" heaviest: {page}, {weight / 1024:.0f} KiB with its CSS and JS"
+        _printable(
+            f"wrote {len(report.weights)} pages to {report.outdir} in {report.seconds:.2f} s;"
+            f" heaviest: {page}, {weight / 1024:.0f} KiB with its CSS and JS"
+        )
     )
     return 0
 
@@ -275,7 +365,8 @@ def _cmd_site_serve(args: argparse.Namespace) -> int:
     from atlas import site  # noqa: PLC0415
 
     with site.server(Path(args.dir), args.port) as httpd:
-        print(f"serving {args.dir} on http://127.0.0.1:{httpd.server_address[1]}/ (Ctrl-C stops)")
+        where = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        print(_printable(f"serving {args.dir} on {where} (Ctrl-C stops)"))
         sys.stdout.flush()
         httpd.serve_forever()
     return 0
@@ -284,8 +375,9 @@ def _cmd_site_serve(args: argparse.Namespace) -> int:
 # --- the parser ----------------------------------------------------------------------------
 
 
+@functools.cache  # built once: main() may be called many times in one process
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="atlas",
         description="Execution Atlas: what actually happens when software runs a model.",
     )
@@ -331,11 +423,14 @@ def _parser() -> argparse.ArgumentParser:
         "--output",
         "-o",
         default=None,
+        type=_file,
         help="the file to write ('-' for stdout; default: the shipped dataset/atlas.json)",
     )
 
     cmd = command("check", _cmd_check, "verify every stage, step, citation, quote and date")
-    cmd.add_argument("--sources", metavar="DIR", help="verify quotes against these snapshots")
+    cmd.add_argument(
+        "--sources", metavar="DIR", type=_folder, help="verify quotes against these snapshots"
+    )
     cmd.add_argument(
         "--online", action="store_true", help="fetch each cited URL and verify its quotes"
     )
@@ -349,9 +444,10 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument(
         "--dataset",
         metavar="DIR",
+        type=_folder,
         help="check this folder's Turtle files (and its atlas.json) instead of the shipped ones",
     )
-    cmd.add_argument("--export", metavar="FILE", help="check this JSON export")
+    cmd.add_argument("--export", metavar="FILE", type=_file, help="check this JSON export")
     cmd.add_argument(
         "--today",
         type=_date,
@@ -361,22 +457,33 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     cmd = command("diff", _cmd_diff, "compare two exports and print a changelog fragment")
-    cmd.add_argument("old", metavar="OLD.json", help="the export of the previous release")
-    cmd.add_argument("new", metavar="NEW.json", help="the export of the new release")
+    cmd.add_argument(
+        "old", metavar="OLD.json", type=_file, help="the export of the previous release"
+    )
+    cmd.add_argument("new", metavar="NEW.json", type=_file, help="the export of the new release")
 
     cmd = command("site", _cmd_site_build, "build or serve the explainer site", json_flag=False)
     site_sub = cmd.add_subparsers(dest="site_command", metavar="SUBCOMMAND", required=True)
     text = "write the static site (one page per atlas, an index, the full graph) into OUTDIR"
     site_cmd = site_sub.add_parser("build", help=text, description=text)
-    site_cmd.add_argument("outdir", metavar="OUTDIR", help="the folder to write the site into")
     site_cmd.add_argument(
-        "--export", metavar="FILE", help="build from this JSON export (default: the shipped one)"
+        "outdir", metavar="OUTDIR", type=_folder, help="the folder to write the site into"
+    )
+    site_cmd.add_argument(
+        "--export",
+        metavar="FILE",
+        type=_file,
+        help="build from this JSON export (default: the shipped one)",
     )
     site_cmd.set_defaults(handler=_cmd_site_build)
     text = "serve a built site on 127.0.0.1 with Python's http.server"
     site_cmd = site_sub.add_parser("serve", help=text, description=text)
-    site_cmd.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0: any)")
-    site_cmd.add_argument("--dir", default="site", help="the built site (default: ./site)")
+    site_cmd.add_argument(
+        "--port", type=_port, default=8000, help="the port (default 8000; 0: any)"
+    )
+    site_cmd.add_argument(
+        "--dir", default="site", type=_folder, help="the built site (default: ./site)"
+    )
     site_cmd.set_defaults(handler=_cmd_site_serve)
 
     from atlas._witness.cli import add_parser as add_witness_parser  # noqa: PLC0415
@@ -407,8 +514,8 @@ def _sparql_options(cmd: argparse.ArgumentParser) -> None:
 
 def _serve_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--host", default="127.0.0.1", help="the address (default 127.0.0.1)")
-    cmd.add_argument("--port", type=int, default=7878, help="the port (default 7878)")
-    cmd.add_argument("--timeout", type=float, default=5.0, help="seconds per query (default 5)")
+    cmd.add_argument("--port", type=_port, default=7878, help="the port (default 7878)")
+    cmd.add_argument("--timeout", type=_seconds, default=5.0, help="seconds per query (default 5)")
     cmd.add_argument("--max-rows", type=int, default=10_000, help="rows per answer (default 10000)")
     cmd.add_argument(
         "--max-request-bytes", type=int, default=65_536, help="largest query (default 65536)"
@@ -421,7 +528,9 @@ def _serve_options(cmd: argparse.ArgumentParser) -> None:
         metavar="ORIGIN",
         help="allow this origin through CORS (repeatable; default: no CORS)",
     )
-    cmd.add_argument("--site", metavar="DIR", help="also serve this built static site at /")
+    cmd.add_argument(
+        "--site", metavar="DIR", type=_folder, help="also serve this built static site at /"
+    )
 
 
 def _publish_options(cmd: argparse.ArgumentParser) -> None:
@@ -435,7 +544,9 @@ def _publish_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--graph-store", metavar="URL", help="Graph Store endpoint (URL/store)")
     cmd.add_argument("--query-endpoint", metavar="URL", help="query endpoint (URL/query)")
     cmd.add_argument("--update-endpoint", metavar="URL", help="update endpoint (URL/update)")
-    cmd.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
+    cmd.add_argument(
+        "--timeout", type=_seconds, default=60.0, help="seconds per request (default 60)"
+    )
 
 
 def _date(text: str) -> dt.date:
@@ -444,7 +555,55 @@ def _date(text: str) -> dt.date:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {_quoted(text)}") from None
+
+
+def _port(text: str) -> int:
+    """A TCP port from the command line: 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= _MAX_PORT:
+        raise argparse.ArgumentTypeError(f"not a port (0 to {_MAX_PORT}): {_quoted(text)}")
+    return port
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds from the command line: finite, above 0."""
+    import math  # noqa: PLC0415
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {_quoted(text)}")
+    return seconds
+
+
+def _folder(text: str) -> str:
+    """A folder (or file) name from the command line: any bytes, but no NUL, not empty."""
+    from atlas._names import file_name  # noqa: PLC0415
+    from atlas.errors import AtlasError  # noqa: PLC0415
+
+    try:
+        file_name(text, "value")
+    except AtlasError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _file(text: str) -> str:
+    """A file name from the command line: a folder name ('.', '..', ending in '/') is refused."""
+    if Path(_folder(text)).name in ("", ".", "..") or text.endswith("/"):
+        raise argparse.ArgumentTypeError(f"value {_quoted(text)} names a folder, not a file")
+    return text
+
+
+def _file_path(text: str) -> Path:
+    """A file name from the command line, as a path."""
+    return Path(_file(text))
 
 
 def _version() -> str:
@@ -458,7 +617,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Run as the program (``argv`` left out), ``atlas sparql`` takes the network from its own
     process before the query runs; called from Python with ``argv``, it leaves its host alone.
+
+    Raises:
+        SystemExit: for ``--help``, ``--version`` and wrong usage (status 2), as argparse does.
+        ArgumentTypeError: ``argv`` is not a sequence of ``str``.
     """
+    if argv is not None and (
+        isinstance(argv, str | bytes) or not all(isinstance(item, str) for item in argv)
+    ):
+        from atlas.errors import ArgumentTypeError  # noqa: PLC0415
+
+        raise ArgumentTypeError("argv", argv, "a sequence of str (the arguments, no program)")
     parser = _parser()
     args = parser.parse_args(argv)
     args.program = argv is None
@@ -476,7 +645,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         from atlas.errors import AtlasError  # noqa: PLC0415 - imported only when needed
 
-        if not isinstance(error, AtlasError | OSError | UnicodeDecodeError):
+        if not isinstance(error, AtlasError | OSError | UnicodeError):
             raise
-        print(f"atlas {args.command}: error: {error}", file=sys.stderr)
+        print(f"atlas {args.command}: error: {_one_line(str(error))}", file=sys.stderr)
         return 1

@@ -1,9 +1,10 @@
 """The one exception hierarchy of the package.
 
 Every error raised on purpose is an :class:`AtlasError`. Each child also subclasses the builtin
-that fits (``ValueError`` for bad input, ``LookupError`` for unknown identifiers), so callers can
-catch either. Messages quote the bad value, name the file, line or identifier at fault and, where
-there is a closed set of valid choices, list them.
+that fits (``TypeError`` for an argument of the wrong type, ``ValueError`` for bad input,
+``LookupError`` for unknown identifiers), so callers can catch either. Messages quote the bad value
+(cut when long: see :func:`shown`), name the parameter, file, line or identifier at fault and,
+where there is a closed set of valid choices, list them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "ArgumentTypeError",
+    "ArgumentValueError",
     "AtlasError",
     "CycleError",
     "DatasetError",
@@ -24,6 +27,27 @@ __all__ = [
 ]
 
 Severity = Literal["violation", "warning"]
+
+_SHOWN_CHARS = 80  # a quoted value longer than this is cut, and its length said
+
+
+def shown(value: object) -> str:
+    """``value`` as a message quotes it: its ``repr``, cut when long, never failing.
+
+    >>> shown("cpu")
+    "'cpu'"
+    >>> print(shown("0123456789" * 100))
+    '01234567890123456789012345678901234...56789012345678901234567890123456789' (1000 characters)
+    """
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the error being reported
+        return f"<{type(value).__name__} object>"
+    if len(text) <= _SHOWN_CHARS:
+        return text
+    half = (_SHOWN_CHARS - 8) // 2
+    size = f" ({len(value)} characters)" if isinstance(value, str) else ""
+    return f"{text[:half]}...{text[-half:]}{size}"
 
 
 @dataclass(frozen=True, order=True)
@@ -61,6 +85,42 @@ class AtlasError(Exception):
     """Base class of every error the package raises on purpose."""
 
 
+def _close(value: str, choices: list[str], count: int) -> list[str]:
+    """The choices closest to ``value``; none for a value far longer than any id."""
+    if len(value) > _SHOWN_CHARS:  # difflib's time grows with the length: no id is this long
+        return []
+    return difflib.get_close_matches(value, choices, n=count)
+
+
+class ArgumentTypeError(AtlasError, TypeError):
+    """An argument of the wrong type; the message names the parameter and the type it takes.
+
+    >>> str(ArgumentTypeError("stage_id", 3, "a str (a stage id, e.g. 'cpu')"))
+    "stage_id must be a str (a stage id, e.g. 'cpu'), not int: 3"
+    """
+
+    def __init__(self, parameter: str, value: object, expected: str) -> None:
+        self.parameter = parameter
+        self.value = value
+        self.expected = expected
+        super().__init__(
+            f"{parameter} must be {expected}, not {type(value).__name__}: {shown(value)}"
+        )
+
+
+class ArgumentValueError(AtlasError, ValueError):
+    r"""An argument of the right type whose value no call accepts, e.g. text that is not Unicode.
+
+    >>> str(ArgumentValueError("stage_id", "\udcff", "is not valid text"))
+    "stage_id '\\udcff' is not valid text"
+    """
+
+    def __init__(self, parameter: str, value: object, problem: str) -> None:
+        self.parameter = parameter
+        self.value = value
+        super().__init__(f"{parameter} {shown(value)} {problem}")
+
+
 class DatasetError(AtlasError, ValueError):
     """A dataset (Turtle or JSON) is malformed or inconsistent; holds every problem found."""
 
@@ -85,8 +145,8 @@ class UnknownValueError(AtlasError, ValueError):
     def __init__(self, what: str, value: str, choices: list[str], extra: str = "") -> None:
         self.value = value
         self.choices = tuple(choices)
-        message = f"unknown {what} {value!r}; valid: {', '.join(choices)}"
-        close = difflib.get_close_matches(value.casefold(), [c.casefold() for c in choices], n=1)
+        message = f"unknown {what} {shown(value)}; valid: {', '.join(choices)}"
+        close = _close(value.casefold(), [c.casefold() for c in choices], 1)
         if close:
             suggestion = next(c for c in choices if c.casefold() == close[0])
             message += f"; did you mean {suggestion!r}?"
@@ -129,8 +189,8 @@ class UnknownIdError(AtlasError, LookupError):
     def __init__(self, what: str, value: str, choices: list[str]) -> None:
         self.value = value
         self.choices = tuple(choices)
-        message = f"unknown {what} id {value!r}"
-        close = difflib.get_close_matches(value, choices, n=3)
+        message = f"unknown {what} id {shown(value)}"
+        close = _close(value, choices, 3)
         if close:
             message += f"; did you mean {', '.join(repr(c) for c in close)}?"
         elif len(choices) <= 30:  # noqa: PLR2004 - short lists are shown whole

@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from atlas import _resources
-from atlas._names import fold
+from atlas._names import fold, optional_text, text
 from atlas.errors import (
     CycleError,
     DatasetError,
@@ -59,6 +59,10 @@ __all__ = [
 ]
 
 DEFAULT_ATLAS = "pytorch"
+# what the parameters take, as the errors of a wrong argument say
+_VALUE = "a str (a dimension value, e.g. 'eager' or 'cpu')"
+_ATLAS = "a str (an atlas id or label, e.g. 'pytorch')"
+_OPTIONAL_ATLAS = "a str (an atlas id or label, e.g. 'pytorch') or None"
 _MAX_CALLS = 1024  # distinct path() calls remembered by their raw arguments
 
 
@@ -709,11 +713,21 @@ def path(*values: str, atlas: str = DEFAULT_ATLAS, **dimensions: str) -> Executi
     Raises:
         UnknownValueError: a value no dimension knows; the message lists the valid ones.
         UnknownIdError: an unknown atlas.
+        ArgumentTypeError: a value or atlas that is not a ``str`` (a ``TypeError``).
+        ArgumentValueError: text that is not valid Unicode (a ``ValueError``).
     """
     idx = index()
     key = (atlas, values, *dimensions.items()) if dimensions else (atlas, values)
-    found = idx._calls.get(key)  # noqa: SLF001 - the module's own memo on its index
-    if found is None:
+    try:
+        found = idx._calls.get(key)  # noqa: SLF001 - the module's own memo on its index
+    except TypeError:  # an unhashable argument: never a str, so refused just below
+        found = None
+    if found is None:  # arguments are checked once, before they are first remembered
+        for number, value in enumerate(values, 1):
+            text(value, f"value {number}", _VALUE)
+        for name, value in dimensions.items():
+            text(value, name, _VALUE)
+        text(atlas, "atlas", _ATLAS)
         found = idx.path(*values, atlas=atlas, **dimensions)
         if len(idx._calls) < _MAX_CALLS:  # noqa: SLF001 - bounded: values come from users
             idx._calls[key] = found  # noqa: SLF001
@@ -726,19 +740,36 @@ def atlases() -> tuple[Atlas, ...]:
 
 
 def get(name: str) -> Atlas:
-    """The atlas with this id or label, e.g. ``get("pytorch")``."""
-    return index().atlas(name)
+    """The atlas with this id or label, e.g. ``get("pytorch")``.
+
+    Raises:
+        UnknownIdError: a ``LookupError`` naming the atlases.
+        ArgumentTypeError, ArgumentValueError: ``name`` is not a ``str``, or not valid text.
+    """
+    return index().atlas(text(name, "name", _ATLAS))
 
 
 def stages(atlas: str | None = None) -> tuple[Stage, ...]:
-    """Every stage, or those of one atlas."""
-    found = None if atlas is None else index().atlas(atlas).id
+    """Every stage, or those of one atlas.
+
+    Raises:
+        UnknownIdError: an unknown atlas.
+        ArgumentTypeError, ArgumentValueError: ``atlas`` is not a ``str`` or None, or not text.
+    """
+    chosen = optional_text(atlas, "atlas", _OPTIONAL_ATLAS)
+    found = None if chosen is None else index().atlas(chosen).id
     return tuple(s for s in load().stages if found is None or found in s.atlases)
 
 
 def steps(atlas: str | None = None) -> tuple[Step, ...]:
-    """Every step, or those of one atlas, in curated order."""
-    found = None if atlas is None else index().atlas(atlas).id
+    """Every step, or those of one atlas, in curated order.
+
+    Raises:
+        UnknownIdError: an unknown atlas.
+        ArgumentTypeError, ArgumentValueError: ``atlas`` is not a ``str`` or None, or not text.
+    """
+    chosen = optional_text(atlas, "atlas", _OPTIONAL_ATLAS)
+    found = None if chosen is None else index().atlas(chosen).id
     return tuple(s for s in load().steps if found is None or s.atlas == found)
 
 
@@ -747,8 +778,9 @@ def stage(stage_id: str) -> Stage:
 
     Raises:
         UnknownIdError: a ``LookupError`` naming the closest ids.
+        ArgumentTypeError, ArgumentValueError: ``stage_id`` is not a ``str``, or not valid text.
     """
-    return index().stage(stage_id)
+    return index().stage(text(stage_id, "stage_id", "a str (a stage id, e.g. 'cpu')"))
 
 
 def step(step_id: str) -> Step:
@@ -756,12 +788,19 @@ def step(step_id: str) -> Step:
 
     Raises:
         UnknownIdError: a ``LookupError`` naming the closest ids.
+        ArgumentTypeError, ArgumentValueError: ``step_id`` is not a ``str``, or not valid text.
     """
-    return index().step(step_id)
+    return index().step(text(step_id, "step_id", "a str (a step id)"))
 
 
 def technology(technology_id: str) -> Technology:
-    """The technology with this id."""
+    """The technology with this id.
+
+    Raises:
+        UnknownIdError: a ``LookupError`` naming the technologies.
+        ArgumentTypeError, ArgumentValueError: ``technology_id`` is not a ``str``, or not text.
+    """
+    text(technology_id, "technology_id", "a str (a technology id, e.g. 'python')")
     try:
         return index().technologies[technology_id]
     except KeyError:
@@ -769,7 +808,13 @@ def technology(technology_id: str) -> Technology:
 
 
 def citation(citation_id: str) -> Citation:
-    """The citation with this id."""
+    """The citation with this id.
+
+    Raises:
+        UnknownIdError: a ``LookupError`` naming the closest ids.
+        ArgumentTypeError, ArgumentValueError: ``citation_id`` is not a ``str``, or not text.
+    """
+    text(citation_id, "citation_id", "a str (a citation id)")
     try:
         return index().citations[citation_id]
     except KeyError:
@@ -777,7 +822,13 @@ def citation(citation_id: str) -> Citation:
 
 
 def source(url_or_id: str) -> Source:
-    """The source with this URL or short id."""
+    """The source with this URL or short id.
+
+    Raises:
+        UnknownIdError: a ``LookupError`` naming the closest ids.
+        ArgumentTypeError, ArgumentValueError: ``url_or_id`` is not a ``str``, or not text.
+    """
+    text(url_or_id, "url_or_id", "a str (a source's URL or id)")
     idx = index()
     found = idx.sources.get(url_or_id) or next(
         (s for s in idx.sources.values() if s.id == url_or_id), None

@@ -23,13 +23,17 @@ import pyoxigraph
 
 from atlas import _resources
 from atlas._files import MAX_TURTLE_BYTES, UnsafeFileError, regular_file
+from atlas._names import text as _text
 from atlas._results import BASE_IRI, Result, Solutions, Term, Triples, formats_for, serialize
 from atlas._sparql import ReadOnlyError, SparqlError, refuse_unsafe
 from atlas.errors import (
+    ArgumentTypeError,
+    ArgumentValueError,
     MissingValueError,
     NetworkRefusedError,
     UnknownIdError,
     UnknownValueError,
+    shown,
 )
 
 if TYPE_CHECKING:
@@ -99,19 +103,46 @@ def load_store(files: Iterable[Path]) -> pyoxigraph.Store:
 # --- evaluation ------------------------------------------------------------------------------
 
 
-def term(value: object) -> Term:
+_TERMS = (pyoxigraph.NamedNode, pyoxigraph.BlankNode, pyoxigraph.Literal, pyoxigraph.Triple)
+_BINDINGS = "a mapping of variable names to values, or None"
+
+
+def term(value: object, *, parameter: str = "value") -> Term:
     """The RDF term for a Python value: terms pass, ``str`` is a plain literal, numbers typed.
 
     >>> term(3)
     <Literal value=3 datatype=<NamedNode value=http://www.w3.org/2001/XMLSchema#integer>>
+
+    Raises:
+        ArgumentTypeError: any other type (a ``TypeError``); ``parameter`` names the value.
+        ArgumentValueError: a ``str`` that is not valid text (a ``ValueError``).
     """
-    if isinstance(value, pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal):
+    if isinstance(value, _TERMS):
         return value
-    if isinstance(value, pyoxigraph.Triple):
-        return value
-    if isinstance(value, bool | int | float | str):
+    if isinstance(value, str):
+        return pyoxigraph.Literal(_text(value, parameter))
+    if isinstance(value, bool | int | float):
         return pyoxigraph.Literal(value)
-    raise SparqlError(f"cannot bind {value!r}: give a str, int, float, bool or pyoxigraph term")
+    raise ArgumentTypeError(parameter, value, "a str, int, float, bool or pyoxigraph term")
+
+
+def _variable(name: object, parameter: str) -> pyoxigraph.Variable:
+    """The variable named ``name`` (without ``?``), which a binding gives a value to."""
+    try:
+        return pyoxigraph.Variable(_text(name, parameter, "a str (a variable name)"))
+    except ValueError:
+        raise ArgumentValueError(
+            parameter, name, "is not a SPARQL variable name (letters, digits and _, no '?')"
+        ) from None
+
+
+def _mapping(value: object, parameter: str) -> Mapping[str, object]:
+    """``value`` (None: no bindings), once known to be a mapping."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ArgumentTypeError(parameter, value, _BINDINGS)
+    return value
 
 
 def execute(
@@ -130,9 +161,20 @@ def execute(
         NetworkRefusedError: for SERVICE, LOAD and FROM.
         ReadOnlyError: for an update.
         SparqlError: for a query that does not parse, bind or evaluate.
+        ArgumentTypeError: an argument of the wrong type (a ``TypeError``).
+        ArgumentValueError: text that is not valid Unicode, a bad variable name, a negative cap.
     """
-    refuse_unsafe(query)
-    substitutions = {pyoxigraph.Variable(k): term(v) for k, v in (bindings or {}).items()}
+    refuse_unsafe(_text(query, "query", "a str (the text of a SPARQL query)"))
+    substitutions = {
+        _variable(k, "a variable name of bindings"): term(v, parameter=f"bindings[{k!r}]")
+        for k, v in _mapping(bindings, "bindings").items()
+    }
+    if target is not None and not isinstance(target, pyoxigraph.Store):
+        raise ArgumentTypeError("target", target, "a pyoxigraph.Store or None")
+    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, int)):
+        raise ArgumentTypeError("max_rows", max_rows, "an int or None")
+    if max_rows is not None and max_rows < 0:
+        raise ArgumentValueError("max_rows", max_rows, "is negative: give 0 or more rows")
     try:
         answer = (store() if target is None else target).query(
             query, substitutions=substitutions or None
@@ -174,6 +216,8 @@ def sparql(query: str, /, bindings: Mapping[str, object] | None = None) -> Any:
         NetworkRefusedError: for SERVICE, LOAD and FROM.
         ReadOnlyError: for an update.
         SparqlError: for a query that does not parse.
+        ArgumentTypeError: a query that is not a ``str``, bindings that are not a mapping...
+        ArgumentValueError: text that is not valid Unicode, a bad variable name.
     """
     result = execute(query, bindings)
     if isinstance(result, Solutions):
@@ -213,17 +257,24 @@ def parse_binding(text: str) -> tuple[str, object]:
     ('stage', <NamedNode value=https://w3id.org/execution-atlas/stage/cpu>)
 
     Raises:
-        SparqlError: without ``=``, or with an invalid IRI.
+        SparqlError: without ``=``, with an invalid name or with an invalid IRI.
+        ArgumentTypeError, ArgumentValueError: ``text`` is not a ``str``, or not valid text.
     """
-    name, sep, value = text.partition("=")
+    name, sep, value = _text(text, "binding", "a str (NAME=VALUE)").partition("=")
     name = name.strip().lstrip("?$")
     if not sep or not name:
-        raise SparqlError(f"a binding is NAME=VALUE, not {text!r}")
+        raise SparqlError(f"a binding is NAME=VALUE, not {shown(text)}")
+    try:
+        pyoxigraph.Variable(name)
+    except ValueError:
+        raise SparqlError(
+            f"invalid name {shown(name)} in binding {shown(text)}: letters, digits and _"
+        ) from None
     if value.startswith("<") and value.endswith(">"):
         try:
             return name, pyoxigraph.NamedNode(value[1:-1])
         except ValueError:
-            raise SparqlError(f"invalid IRI in binding {text!r}") from None
+            raise SparqlError(f"invalid IRI in binding {shown(text)}") from None
     return name, value
 
 
@@ -419,9 +470,10 @@ def named_query(name: str) -> NamedQuery:
 
     Raises:
         UnknownIdError: a ``LookupError`` naming the queries that exist.
+        ArgumentTypeError, ArgumentValueError: ``name`` is not a ``str``, or not valid text.
     """
     try:
-        return named_queries()[name]
+        return named_queries()[_text(name, "name", "a str (the name of a query, e.g. 'path')")]
     except KeyError:
         raise UnknownIdError("query", name, sorted(named_queries())) from None
 
@@ -438,9 +490,18 @@ def run(
     Raises:
         UnknownIdError: an unknown query.
         UnknownValueError: an unknown parameter or dimension value.
+        ArgumentTypeError: bindings that are not a mapping of names to ``str`` or terms...
+        ArgumentValueError: text that is not valid Unicode.
     """
     named = named_query(name)
-    bound = named.bind(bindings or {})
+    values = _mapping(bindings, "bindings")
+    for key, value in values.items():
+        _text(key, "a name of bindings", "a str (a parameter or dimension name)")
+        if not isinstance(value, _TERMS):
+            _text(value, f"bindings[{key!r}]", "a str (an id or IRI) or a pyoxigraph term")
+    if engine is not None and not callable(getattr(engine, "query", None)):
+        raise ArgumentTypeError("engine", engine, "an Engine (with a query method) or None")
+    bound = named.bind(values)  # type: ignore[arg-type]  # str or terms, checked above
     result = (engine or Local()).query(named.text, bound)
     if not isinstance(result, Solutions):
         return result
