@@ -193,3 +193,19 @@ def test_the_cli_names_a_bad_export(tmp_path: Path, capsys: pytest.CaptureFixtur
     err = capsys.readouterr().err
     assert f"{broken}:1: violation: not valid JSON" in err
     assert "Traceback" not in err
+
+
+def test_an_older_context_is_compared_but_a_dangling_reference_is_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads((MINI / "atlas.json").read_text(encoding="utf-8"))
+    data["@context"]["Stage"]["@context"]["label"] = "skos:prefLabel"  # an older release's terms
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    assert diff.diff_files(older, MINI / "atlas.json").is_empty
+    data["steps"][0]["to"] = "toy-nowhere"
+    older.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    assert main(["diff", str(older), str(MINI / "atlas.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "/steps/0(toy-source-runs-in-interpreter)/to: no stage has the id 'toy-nowhere'" in err

@@ -23,7 +23,7 @@ from atlas import _resources
 from atlas._graph import RDF_TYPE, Graph, Term, TurtleFile, parse, plain
 from atlas._iri import BASE_IRI
 from atlas._vocab import CLASSES, COLLECTIONS, NAMESPACES, ClassMap, context, expand
-from atlas.errors import DatasetError, Problem
+from atlas.errors import DatasetError, Problem, shown
 from atlas.models import AtlasDocument
 from atlas.schema import quiet_rdflib
 
@@ -448,7 +448,7 @@ def _pydantic_problems(
             Problem(
                 "violation",
                 f"{field_name}: {item['msg']}"
-                + (f" (got {item['input']!r})" if item["type"] != "missing" else ""),
+                + (f" (got {shown(item['input'])})" if item["type"] != "missing" else ""),
                 subject=subject_iri,
                 hint=_hint(item),
                 code=str(item["type"]),

@@ -10,7 +10,7 @@ import datetime as dt
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,6 +33,7 @@ __all__ = [
     "check",
     "consistency_problems",
     "date_problems",
+    "export_problems",
     "normalise",
     "quote_problems",
 ]
@@ -90,6 +91,7 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                         code="duplicate",
                     )
                 )
+    problems.extend(_shared_url_problems(document))
     stages = {s.id: s for s in document.stages}
     steps = {s.id: s for s in document.steps}
     atlases = {a.id: a for a in document.atlases}
@@ -320,6 +322,213 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
     if not any(p.severity == "violation" for p in problems):
         problems.extend(_cycle_problems(document))
     return problems
+
+
+def _shared_url_problems(document: AtlasDocument) -> list[Problem]:
+    """Sources that share one URL: citations name a source by its URL, so one would hide the other.
+
+    Sources with the same id are one record (reported as a duplicate id), not two.
+    """
+    ids: dict[str, list[str]] = {}
+    for source in document.sources:
+        ids.setdefault(source.url, []).append(source.id)
+    problems = []
+    for url, named in ids.items():
+        distinct = sorted(set(named))
+        if len(distinct) > 1:
+            listed = ", ".join(f"source:{i}" for i in distinct)
+            problems.append(
+                Problem(
+                    "violation",
+                    f"sources {listed} have the same URL <{url}> (foaf:page): a citation of it "
+                    "could be checked against either snapshot",
+                    subject=_iri("source", distinct[-1]),
+                    hint="one source per document: merge them, or correct the foaf:page of one",
+                    code="duplicate-url",
+                )
+            )
+    return problems
+
+
+#: What each record of an export names: its key, and the collection whose ids (for sources:
+#: URLs) the value must be. ``concepts`` are the values of the concept schemes.
+_REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
+    "atlases": (("entryStage", "stages"), ("dimensions", "schemes")),
+    "stages": (
+        ("kind", "concepts"),
+        ("technology", "technologies"),
+        ("atlases", "atlases"),
+        ("citations", "citations"),
+        ("replacedBy", "stages"),
+    ),
+    "technologies": (("kind", "concepts"), ("citations", "citations")),
+    "steps": (
+        ("atlas", "atlases"),
+        ("from", "stages"),
+        ("to", "stages"),
+        ("when", "concepts"),
+        ("whenAny", "schemes"),
+        ("citations", "citations"),
+        ("replacedBy", "steps"),
+    ),
+    "relations": (
+        ("atlas", "atlases"),
+        ("from", "technologies"),
+        ("to", "technologies"),
+        ("citations", "citations"),
+    ),
+    "citations": (("source", "sources"),),
+}
+_NOUNS = {**_COLLECTION_KINDS, "concepts": "value of a concept scheme"}
+
+
+_Records = dict[str, list[tuple[list[Any], dict[str, Any]]]]  # collection -> (path, record)
+_Found = list[tuple[list[Any], str, str]]  # path of the value at fault, message, code
+
+
+def _export_records(data: dict[str, Any]) -> _Records:
+    """The records of export data per collection, each with its path in the data."""
+    found: _Records = {}
+    for collection in _NOUNS:
+        if collection == "concepts":
+            schemes = data.get("schemes")
+            items = [
+                (["schemes", i, "values", j], value)
+                for i, scheme in enumerate(schemes if isinstance(schemes, list) else [])
+                if isinstance(scheme, dict) and isinstance(scheme.get("values"), list)
+                for j, value in enumerate(scheme["values"])
+            ]
+        else:
+            records = data.get(collection)
+            items = (
+                [([collection, i], r) for i, r in enumerate(records)]
+                if isinstance(records, list)
+                else []
+            )
+        found[collection] = [(path, item) for path, item in items if isinstance(item, dict)]
+    return found
+
+
+def export_problems(
+    data: Any,
+    *,
+    file: str,
+    lines: Mapping[str, int] | Callable[[], Mapping[str, int]] | None = None,
+    document: AtlasDocument | None = None,
+) -> list[Problem]:
+    """What makes export data inconsistent, each problem at its place in the file.
+
+    The ids it holds twice (sources: URLs), and the references to records it does not hold,
+    each named by the JSON pointer of the value at fault; when there are none and ``document``
+    (the models of ``data``) is given, the other violations of :func:`consistency_problems`,
+    at their record. ``data`` matches the JSON Schema; ``lines`` maps JSON pointers to lines
+    (or is a function that returns the map, called on the first problem only).
+
+    >>> data = {"stages": [{"type": "Stage", "id": "a"}], "steps": [
+    ...     {"type": "Step", "id": "s", "from": "a", "to": "b", "citations": []}]}
+    >>> [p.message for p in export_problems(data, file="x.json")]
+    ["/steps/0(s)/to: no stage has the id 'b'"]
+    """
+    from atlas import schema  # noqa: PLC0415
+
+    if not isinstance(data, dict):
+        return []
+    records = _export_records(data)
+    found: _Found = []
+    known = _known_ids(data, records, found)
+    for collection, references in _REFERENCES.items():
+        for path, item in records[collection]:
+            for key, target in references:
+                _dangling(item.get(key), [*path, key], target, known[target], found)
+    placed = [
+        (
+            Problem(
+                "violation",
+                f"{schema.described_pointer(data, path)}: {message}",
+                subject=schema.record_iri(data, path),
+                hint=_REFERENCE_HINTS[code],
+                code=code,
+            ),
+            path,
+        )
+        for path, message, code in found
+    ]
+    if not placed and document is not None:  # the rest of consistency, at each record's id
+        at = {
+            schema.record_iri(data, path): path for items in records.values() for path, _ in items
+        }
+        placed = [
+            (
+                replace(p, message=f"{schema.described_pointer(data, at[p.subject])}: {p.message}"),
+                [*at[p.subject], "id"],
+            )
+            if p.subject in at
+            else (p, [])
+            for p in consistency_problems(document)
+            if p.severity == "violation"
+        ]
+    if not placed:
+        return []
+    table = lines() if callable(lines) else lines  # there are problems: the lines are wanted
+    return [
+        replace(p, file=file, line=schema.line_of_pointer(table, path) if table else None)
+        for p, path in placed
+    ]
+
+
+def _models(data: Any) -> AtlasDocument | None:
+    """The document of export data that matches the JSON Schema (None if the models refuse it)."""
+    import pydantic  # noqa: PLC0415
+
+    from atlas.models import AtlasDocument  # noqa: PLC0415
+
+    try:
+        return AtlasDocument.model_validate(data)
+    except pydantic.ValidationError:
+        return None
+
+
+def _known_ids(data: dict[str, Any], records: _Records, found: _Found) -> dict[str, set[str]]:
+    """The ids (source URLs) of each collection; each one held twice is added to ``found``."""
+    from atlas import schema  # noqa: PLC0415
+    from atlas.errors import shown  # noqa: PLC0415
+
+    known: dict[str, set[str]] = {}
+    for collection, items in records.items():
+        for key in ("id", "url") if collection == "sources" else ("id",):
+            first: dict[str, list[Any]] = {}
+            for path, item in items:
+                value = item.get(key)
+                if not isinstance(value, str):
+                    continue
+                if value in first:
+                    also = schema.described_pointer(data, first[value])
+                    what = f"URL <{value}>" if key == "url" else f"id {shown(value)}"
+                    found.append(([*path, key], f"duplicate {what}, also at {also}", "duplicate"))
+                else:
+                    first[value] = path
+            known[collection] = set(first)  # sources: by URL, the key citations name them by
+    return known
+
+
+def _dangling(value: Any, path: list[Any], target: str, known: set[str], found: _Found) -> None:
+    """Add to ``found`` each id in ``value`` (an id or a list of ids) that ``known`` lacks."""
+    from atlas.errors import shown  # noqa: PLC0415
+
+    named = list(enumerate(value)) if isinstance(value, list) else [(None, value)]
+    for index, name in named:
+        if isinstance(name, str) and name not in known:
+            what = f"URL <{name}>" if target == "sources" else f"id {shown(name)}"
+            where = path if index is None else [*path, index]
+            found.append((where, f"no {_NOUNS[target]} has the {what}", "dangling"))
+
+
+_REFERENCE_HINTS = {
+    "dangling": "a record names a record the export does not hold; export it again with "
+    "'atlas export', which checks every reference",
+    "duplicate": "every id (every source URL) names one record; export it again with "
+    "'atlas export', which checks them",
+}
 
 
 def _cycle_problems(document: AtlasDocument) -> list[Problem]:
@@ -645,17 +854,19 @@ def _problem_order(problem: Problem) -> tuple[bool, str, int, str, str]:
 class _UnsafeTurtleError(_CouldNotRunError):
     """A Turtle file that may not be read: a violation of the data, not a failure to run."""
 
-    def __init__(self, file: str, reason: str) -> None:
+    def __init__(self, file: str, reason: str, line: int | None = None) -> None:
         super().__init__(reason)
-        self.file, self.reason = file, reason
+        self.file, self.reason, self.line = file, reason, line
 
     def report(self) -> Report:
-        """One violation that names the file."""
+        """One violation that names the file (and the line, for text that is not UTF-8)."""
         problem = Problem(
             "violation",
             f"Turtle file refused: {self.reason}",
             file=self.file,
-            hint="the dataset folder holds regular *.ttl files, and no symbolic link out of it",
+            line=self.line,
+            hint="the dataset folder holds regular *.ttl files of UTF-8 text, and no symbolic "
+            "link out of it",
             code="turtle-unsafe",
         )
         return Report((CheckResult("turtle", "ran", (problem,)),))
@@ -678,11 +889,17 @@ def _turtle_files(
         try:
             if folder is not None:  # a symbolic link out is refused, as ea:snapshot's are
                 inside(Path(folder), Path(item).name)
-            text = read_bytes(Path(item), MAX_TURTLE_BYTES).decode("utf-8")
+            data = read_bytes(Path(item), MAX_TURTLE_BYTES)
         except UnsafeFileError as error:
             raise _UnsafeTurtleError(str(item), str(error)) from None
-        except (OSError, UnicodeDecodeError) as error:
+        except OSError as error:
             raise _CouldNotRunError(f"cannot read {str(item)!r}: {error}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            reason = f"not UTF-8 text: {error.reason} at byte {error.start}"
+            line = data.count(b"\n", 0, error.start) + 1
+            raise _UnsafeTurtleError(str(item), reason, line) from None
         loaded.append(TurtleFile(str(item), text))
     if not loaded:
         raise _CouldNotRunError("no Turtle files to check")
@@ -899,22 +1116,15 @@ def _without_duplicates(read: list[Problem], shapes: CheckResult) -> list[Proble
     return [p for p in read if (p.subject, p.message.split(":", 1)[0]) not in covered]
 
 
-def _export_check(
-    file: Path | Traversable, name: str, fresh: Callable[[], str] | None
-) -> CheckResult:
-    """The export parses, matches the JSON Schema, and equals ``fresh()``, a fresh export.
-
-    ``fresh`` is None when the Turtle files have violations: no fresh export to compare with.
-    An export equal to the fresh one is not validated again: it is the document that the models
-    just validated, and the JSON Schema is generated from them (a check of its own).
-    """
-    import json  # noqa: PLC0415
-
-    from atlas import export, schema  # noqa: PLC0415
-    from atlas.models import SCHEMA_URL  # noqa: PLC0415
+def _export_bytes(file: Path | Traversable, name: str) -> bytes | CheckResult:
+    """The bytes of the export, or the check's result when it is missing or refused."""
+    from atlas import schema  # noqa: PLC0415
 
     try:
-        text = file.read_text(encoding="utf-8")
+        if isinstance(file, Path):
+            raw = read_bytes(file, schema.MAX_EXPORT_BYTES)
+        else:
+            raw = file.read_bytes()
     except FileNotFoundError:
         return CheckResult(
             "export",
@@ -929,20 +1139,39 @@ def _export_check(
                 ),
             ),
         )
-    except (OSError, UnicodeDecodeError) as error:
-        raise _CouldNotRunError(f"cannot read {name!r}: {error}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
+    except UnsafeFileError as error:
         problem = Problem(
             "violation",
-            f"not valid JSON: {error.msg} (column {error.colno})",
+            f"the JSON export is refused: {error}",
             file=name,
-            line=error.lineno,
-            hint="the file may be truncated or hand-edited; run 'atlas export' again",
-            code="json",
+            hint="the export is a regular file, as 'atlas export' writes it",
+            code="unsafe",
         )
         return CheckResult("export", "ran", (problem,))
+    except OSError as error:
+        raise _CouldNotRunError(f"cannot read {name!r}: {error}") from None
+    return raw
+
+
+def _export_check(
+    file: Path | Traversable, name: str, fresh: Callable[[], str] | None
+) -> CheckResult:
+    """The export parses, matches the JSON Schema, and equals ``fresh()``, a fresh export.
+
+    ``fresh`` is None when the Turtle files have violations: no fresh export to compare with.
+    An export equal to the fresh one is not validated again: it is the document that the models
+    just validated, and the JSON Schema is generated from them (a check of its own).
+    """
+    from atlas import export, schema  # noqa: PLC0415
+    from atlas.models import SCHEMA_URL  # noqa: PLC0415
+
+    raw = _export_bytes(file, name)
+    if isinstance(raw, CheckResult):
+        return raw
+    try:  # strictly: UTF-8, no NaN, bounded numbers and nesting, each refusal with its line
+        text, data = schema.load_json(raw, name)
+    except DatasetError as error:
+        return CheckResult("export", "ran", error.problems)
 
     @functools.cache
     def lines() -> dict[str, int]:  # the line of each value: only wanted for a problem
@@ -972,6 +1201,8 @@ def _export_check(
     now = fresh() if fresh is not None and not problems else None
     if text != now:  # a fresh export of the document just read and checked conforms already
         problems.extend(schema.schema_problems(data, file=name, lines=lines, ignore=covered))
+        if not problems:  # well formed: then every id it names must be one of its records
+            problems.extend(export_problems(data, file=name, lines=lines, document=_models(data)))
     note = ""
     if fresh is None and not problems:
         note = "not compared with the Turtle files, which have violations"
