@@ -237,7 +237,7 @@ def test_cors_and_site_when_asked(tmp_path: Path) -> None:
             assert json.loads(http.get("/sparql", params={"query": "ASK {}"}).text)["boolean"]
 
 
-def test_safe_defaults_and_bad_settings(tmp_path: Path) -> None:
+def test_safe_defaults_and_bad_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert inspect.signature(serve).parameters["host"].default == "127.0.0.1"
     args = cli._parser().parse_args(["serve"])
     assert (args.host, args.timeout, args.cors_origin) == ("127.0.0.1", 5.0, [])
@@ -250,6 +250,16 @@ def test_safe_defaults_and_bad_settings(tmp_path: Path) -> None:
     for name in ("workers", "max_rows", "max_connections", "per_client", "max_answer_bytes"):
         with pytest.raises(ServeError, match=f"{name} must be a whole number above 0"):
             Settings(**{name: 0})  # type: ignore[arg-type]
+    for argv, message in [
+        (["serve", "--timeout", "nan"], "not a number of seconds above 0"),
+        (["serve", "--port", "99999"], "not a port (0 to 65535)"),
+        (["serve", "--read-timeout", "inf"], "not a number of seconds above 0"),
+    ]:
+        with pytest.raises(SystemExit, match="2"):
+            cli.main(argv)
+        assert message in capsys.readouterr().err
+    assert cli.main(["serve", "--workers", "0"]) == 1
+    assert "workers must be a whole number above 0" in capsys.readouterr().err
     for port in (-1, 65536, 99999, True, "80"):
         with pytest.raises(ServeError, match="port must be a whole number from 0 to 65535"):
             serve(port=port)  # type: ignore[arg-type]

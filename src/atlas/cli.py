@@ -256,7 +256,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         max_rows=args.max_rows,
         max_request_bytes=args.max_request_bytes,
+        max_answer_bytes=args.max_answer_bytes,
+        worker_memory=args.worker_memory_mib * 1024 * 1024,
         workers=args.workers,
+        per_client=args.per_client,
+        client_queue=args.client_queue,
+        max_connections=args.max_connections,
+        read_timeout=args.read_timeout,
+        client_header=args.client_header,
+        allowed_hosts=tuple(args.allow_host),
         cors_origins=tuple(args.cors_origin),
         site=Path(args.site) if args.site else None,
     )
@@ -278,9 +286,22 @@ def _cmd_publish(args: argparse.Namespace) -> int:
         args.query_endpoint or endpoints.query,
         args.update_endpoint or endpoints.update,
     )
-    done = publish.publish(args.store, args.graph, endpoints=endpoints, timeout=args.timeout)
+    done = publish.publish(
+        args.store,
+        args.graph,
+        endpoints=endpoints,
+        timeout=args.timeout,
+        stale_after=args.stale_after,
+    )
     if args.json:
-        _print_json({"graph": done.graph, "triples": done.triples, "seconds": done.seconds})
+        _print_json(
+            {
+                "graph": done.graph,
+                "triples": done.triples,
+                "seconds": done.seconds,
+                "removed": list(done.removed),
+            }
+        )
     else:
         print(done)
     return 0
@@ -464,10 +485,17 @@ def _parser() -> argparse.ArgumentParser:
 
     cmd = command("site", _cmd_site_build, "build or serve the explainer site", json_flag=False)
     site_sub = cmd.add_subparsers(dest="site_command", metavar="SUBCOMMAND", required=True)
-    text = "write the static site (one page per atlas, an index, the full graph) into OUTDIR"
+    text = (
+        "write the static site (one page per atlas, an index, the full graph) as OUTDIR;"
+        " it is built beside OUTDIR and swapped in whole, replacing the site built there before"
+    )
     site_cmd = site_sub.add_parser("build", help=text, description=text)
     site_cmd.add_argument(
-        "outdir", metavar="OUTDIR", type=_folder, help="the folder to write the site into"
+        "outdir",
+        metavar="OUTDIR",
+        type=_folder,
+        help="the site's folder: new, empty, or a site built before (replaced as a whole;"
+        " a folder holding other files is refused)",
     )
     site_cmd.add_argument(
         "--export",
@@ -520,7 +548,57 @@ def _serve_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--max-request-bytes", type=int, default=65_536, help="largest query (default 65536)"
     )
-    cmd.add_argument("--workers", type=int, default=2, help="query processes (default 2)")
+    cmd.add_argument("--workers", type=int, default=3, help="query processes (default 3)")
+    cmd.add_argument(
+        "--max-answer-bytes",
+        type=int,
+        default=16 * 1024 * 1024,
+        help="largest answer; a larger one is refused with 413 (default 16 MiB)",
+    )
+    cmd.add_argument(
+        "--worker-memory-mib",
+        type=int,
+        default=1024,
+        metavar="MIB",
+        help="memory a query process may take beyond the graph (default 1024)",
+    )
+    cmd.add_argument(
+        "--per-client",
+        type=int,
+        default=1,
+        help="queries of one client run at a time; its others wait (default 1)",
+    )
+    cmd.add_argument(
+        "--client-queue",
+        type=int,
+        default=8,
+        help="queries of one client that may wait; past that, 429 (default 8)",
+    )
+    cmd.add_argument(
+        "--client-header",
+        metavar="NAME",
+        help="a header that names the client (a token, or X-Forwarded-For behind a proxy);"
+        " default: the client's address",
+    )
+    cmd.add_argument(
+        "--max-connections",
+        type=int,
+        default=256,
+        help="open connections at most; past that, 503 at once (default 256)",
+    )
+    cmd.add_argument(
+        "--read-timeout",
+        type=_seconds,
+        default=10.0,
+        help="seconds for a request's head, and again for its body (default 10)",
+    )
+    cmd.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="answer requests for this Host name (repeatable; default: loopback names and --host)",
+    )
     cmd.add_argument(
         "--cors-origin",
         action="append",
@@ -546,6 +624,14 @@ def _publish_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--update-endpoint", metavar="URL", help="update endpoint (URL/update)")
     cmd.add_argument(
         "--timeout", type=_seconds, default=60.0, help="seconds per request (default 60)"
+    )
+    cmd.add_argument(
+        "--stale-after",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="remove temporary graphs that killed runs left for this graph once older than"
+        " this (default 3600; 0 removes all: only when no other publish can be running)",
     )
 
 

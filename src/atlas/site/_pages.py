@@ -52,7 +52,7 @@ _STATUS_ORDER = ("observed", "not-observed", "not-checked")
 
 
 class SiteError(AtlasError, RuntimeError):
-    """The site cannot be built: a missing tool or extra, or data it cannot show."""
+    """The site cannot be built: no tool or extra, data it cannot show, a folder it must keep."""
 
 
 def css_token(name: str) -> str:
