@@ -185,3 +185,17 @@ def test_site_serve_keeps_to_its_folder(site: tuple[int, Path]) -> None:
 def test_the_limits_are_generous_for_real_data() -> None:
     assert _files.MAX_SNAPSHOT_BYTES >= 16 * 1024 * 1024
     assert _files.MAX_TURTLE_BYTES >= 256 * 1024 * 1024
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "/dev/zero", "fifo"])
+def test_a_dataset_export_linked_out_or_not_a_file_is_a_violation(
+    target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = copy_mini(tmp_path)
+    export = folder / "atlas.json"
+    export.unlink()
+    expected = _plant(export, target)
+    status, out = _check(folder, capsys)
+    assert status == 1
+    assert f"{export}: violation: the JSON export is refused:" in out
+    assert expected in out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -1066,8 +1067,8 @@ def check(
     if dataset is not None:
         folder = Path(dataset)
         files = sorted(folder.glob("*.ttl")) if files is None else files
-        if export_path is None and (folder / "atlas.json").is_file():
-            export_path = folder / "atlas.json"
+        if export_path is None and os.path.lexists(folder / "atlas.json"):
+            export_path = _DatasetFile(folder / "atlas.json")
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-shapes") as pool:
         try:
             parsed = _Parsed(_turtle_files(files, dataset), pool)
@@ -1104,7 +1105,7 @@ def check(
     elif export_path is None:
         results.append(CheckResult("export", "skipped", note="no --export FILE given"))
     else:
-        given = Path(export_path)
+        given = export_path if isinstance(export_path, _DatasetFile) else Path(export_path)
         results.append(_guarded("export", lambda: _export_check(given, str(given), compared)))
     results.append(_guarded("json-schema", _schema_file_problems))
     return Report(tuple(results))
@@ -1116,11 +1117,17 @@ def _without_duplicates(read: list[Problem], shapes: CheckResult) -> list[Proble
     return [p for p in read if (p.subject, p.message.split(":", 1)[0]) not in covered]
 
 
+class _DatasetFile(type(Path())):  # type: ignore[misc]
+    """A file of a dataset folder, which must stay inside it (unlike a file the user names)."""
+
+
 def _export_bytes(file: Path | Traversable, name: str) -> bytes | CheckResult:
     """The bytes of the export, or the check's result when it is missing or refused."""
     from atlas import schema  # noqa: PLC0415
 
     try:
+        if isinstance(file, _DatasetFile):  # the dataset's own: no symbolic link out
+            inside(file.parent, file.name)
         if isinstance(file, Path):
             raw = read_bytes(file, schema.MAX_EXPORT_BYTES)
         else:
