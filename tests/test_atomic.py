@@ -329,6 +329,9 @@ SLOW_WRITER = textwrap.dedent(
 
     if sys.argv[2] == "SIGINT":  # as in a process started with SIGINT at its default action
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # a signal mask is inherited through exec: start with these three deliverable, whatever
+    # the test runner's thread had blocked
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
     def slow(fd):
         print("writing", flush=True)
