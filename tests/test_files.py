@@ -199,3 +199,25 @@ def test_a_dataset_export_linked_out_or_not_a_file_is_a_violation(
     assert status == 1
     assert f"{export}: violation: the JSON export is refused:" in out
     assert expected in out
+
+
+def test_loops_of_symbolic_links_are_refused_not_crashed_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(UnsafeFileError, match="cannot be resolved"):
+        inside(tmp_path, "loop")
+    folder = copy_mini(tmp_path)
+    (folder / "sources" / "toy-spec.txt").unlink()
+    (folder / "sources" / "toy-spec.txt").symlink_to(folder / "sources" / "toy-spec.txt")
+    (folder / "extra.ttl").symlink_to(folder / "extra.ttl")
+    status, out = _check(folder, capsys)
+    assert status == 1
+    assert "Turtle file refused: 'extra.ttl' cannot be resolved" in out
+
+
+def test_site_serve_answers_404_to_a_nul_in_the_path(site: tuple[int, Path]) -> None:
+    port, _ = site
+    assert _get(port, "/%00")[0] == 404
+    assert _get(port, "/inside.txt%00.html")[0] == 404
+    assert _get(port, "/inside.txt") == (200, b"inside")

@@ -51,8 +51,11 @@ def inside(folder: Path, name: str) -> Path:
         raise UnsafeFileError(f"{name!r} holds a NUL character: no file has such a name")
     if Path(name).is_absolute():
         raise UnsafeFileError(f"{name!r} is an absolute path: name a file inside {str(folder)!r}")
-    root = Path(folder).resolve()
-    target = (root / name).resolve()
+    try:
+        root = Path(folder).resolve()
+        target = (root / name).resolve()
+    except (OSError, RuntimeError) as error:  # a loop of symbolic links (RuntimeError < 3.13)
+        raise UnsafeFileError(f"{name!r} cannot be resolved: {error}") from None
     if not target.is_relative_to(root):
         raise UnsafeFileError(
             f"{name!r} leads out of its folder {str(root)!r} (to {str(target)!r}): "

@@ -198,11 +198,15 @@ def _classify(query: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
     outcome: list[tuple[str, tuple[type[AtlasError], str] | None]] = []
     with _PARSER_LOCK:
         # The grammar recurses once per triple of a block and per level of nesting: parse in a
-        # thread of our own with room for that, then give the interpreter its limit back.
+        # thread of our own with room for that, then give the interpreter its limit back. The
+        # limit is the interpreter's, for every thread: it is raised only while no other thread
+        # runs (a command, a query worker), else a host's deep recursion could crash instead of
+        # raising RecursionError, and very large queries are then refused as too deep.
         limit = sys.getrecursionlimit()
         size = threading.stack_size(_PARSER_STACK)
         try:
-            sys.setrecursionlimit(max(limit, _PARSER_DEPTH))
+            if threading.active_count() == 1:
+                sys.setrecursionlimit(max(limit, _PARSER_DEPTH))
             worker = threading.Thread(target=lambda: outcome.append(_judge(text)), daemon=True)
             worker.start()
             worker.join()
@@ -229,8 +233,9 @@ def _judge(text: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
                     update = parser.parseUpdate(text)
                 except ParseBaseException:
                     return "", (SparqlError, f"invalid SPARQL: {_where(error)}")
-                return "", _update_problem(update)
-        return _query_problem(tree[-1])
+                return "", _name_problem(update) or _update_problem(update)
+        names = _name_problem(tree)
+        return ("", names) if names else _query_problem(tree[-1])
     except RecursionError:
         return "", (SparqlError, "the query is nested too deeply to be checked")
     except Exception as error:  # noqa: BLE001 - whatever cannot be judged is refused
@@ -295,21 +300,54 @@ def _written(term: Any) -> str:
     return "?"
 
 
-def _node_names(tree: Any) -> set[str]:
-    """The names of every node of a parse tree (rdflib's ``CompValue``), walked iteratively."""
+def _nodes(tree: Any) -> Iterator[Any]:
+    """Every node of a parse tree (rdflib's ``CompValue``), walked iteratively."""
     from pyparsing import ParseResults  # noqa: PLC0415
     from rdflib.plugins.sparql.parserutils import CompValue  # noqa: PLC0415
 
-    names: set[str] = set()
     stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, CompValue):
-            names.add(node.name)
+            yield node
             stack.extend(dict.values(node))
         elif isinstance(node, ParseResults | list | tuple):
             stack.extend(node)
-    return names
+
+
+def _node_names(tree: Any) -> set[str]:
+    """The names of every node of a parse tree."""
+    return {node.name for node in _nodes(tree)}
+
+
+_UNESCAPED_DOT = re.compile(r"(?<!\\)\.")
+
+
+def _name_problem(tree: Any) -> tuple[type[AtlasError], str] | None:
+    """Prefixed names that two parsers could read differently, so that no safety rests on them.
+
+    rdflib's grammar takes an undeclared prefix, and a local name with several dots, as one
+    name; pyoxigraph backs off from an unknown prefix and reads one dotted part at most, so
+    ``trueSERVICE:x`` or ``ex:a.b.SERVICE:x`` would hide a keyword from the guard.
+    """
+    nodes = list(_nodes(tree))
+    declared = {dict.get(n, "prefix") or "" for n in nodes if n.name == "PrefixDecl"}
+    for node in nodes:
+        if node.name != "pname":
+            continue
+        prefix = dict.get(node, "prefix") or ""
+        local = dict.get(node, "localname") or ""
+        if prefix not in declared:
+            return SparqlError, (
+                f"invalid SPARQL: the prefix {prefix + ':'!r} is not declared (add PREFIX "
+                f"{prefix}: <...>)"
+            )
+        if len(_UNESCAPED_DOT.findall(local)) > 1:
+            return SparqlError, (
+                f"the prefixed name {prefix}:{local} is refused: engines read a local name "
+                "with more than one '.' differently; write the IRI in full, <...>"
+            )
+    return None
 
 
 @functools.lru_cache(maxsize=256)

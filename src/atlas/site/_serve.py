@@ -24,11 +24,15 @@ class _ConfinedHandler(http.server.SimpleHTTPRequestHandler):
 
     def send_head(self) -> Any:
         """Refuse what lies outside the folder or is not a plain file, then serve as usual."""
-        root = Path(self.directory).resolve()
-        target = Path(self.translate_path(self.path)).resolve()
-        if not target.is_relative_to(root) or (
-            target.exists() and not (target.is_dir() or target.is_file())
-        ):
+        try:
+            root = Path(self.directory).resolve()
+            target = Path(self.translate_path(self.path)).resolve()
+            refused = not target.is_relative_to(root) or (
+                target.exists() and not (target.is_dir() or target.is_file())
+            )
+        except (OSError, RuntimeError, ValueError):  # a NUL, a loop of symbolic links
+            refused = True
+        if refused:
             self.send_error(http.HTTPStatus.NOT_FOUND, "File not found")
             return None
         return super().send_head()
