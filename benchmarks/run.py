@@ -440,7 +440,7 @@ def abuse_test(workers: int) -> list[Row]:
     hammered = Counter(result.expensive_statuses)
     return [
         (
-            f"serve: {result.idle_opened} idle connections (cap 256)",
+            f"serve: {result.idle_opened} idle connections, one address (cap 64)",
             (
                 f"{held} held, {result.idle_refused} refused with 503 at once, "
                 f"server {'answering' if result.answered_while_idle else 'NOT answering'}"

@@ -225,3 +225,25 @@ def test_the_log_keeps_one_line_a_minute_per_kind_of_client_trouble() -> None:
     assert quiet.filter(record("Invalid HTTP request received."))
     assert not quiet.filter(record("Invalid HTTP request received."))
     assert quiet.filter(record("Application startup failed"))  # other lines pass
+
+
+def test_one_address_cannot_take_every_connection() -> None:
+    settings = Settings(workers=1, max_connections=20, max_connections_per_client=3)
+    for url in serve_in_thread(settings):
+        port = int(url.rsplit(":", 1)[1])
+        held = [_socket(url) for _ in range(3)]
+        try:
+            time.sleep(0.1)
+            extra = _socket(url)
+            refused = _read_all(extra)
+            extra.close()
+            assert refused.startswith(b"HTTP/1.1 503 ")
+            # another address of the loopback range is another client, and is answered
+            other = socket.create_connection(("127.0.0.1", port), 15, ("127.0.0.2", 0))
+            other.sendall(b"GET /sparql?query=ASK%7B%7D HTTP/1.1\r\nHost: localhost\r\n")
+            other.sendall(b"Connection: close\r\n\r\n")
+            assert _read_all(other).startswith(b"HTTP/1.1 200 ")
+            other.close()
+        finally:
+            for connection in held:
+                connection.close()

@@ -4,8 +4,8 @@ uvicorn answers 503 past ``limit_concurrency`` only once a request has arrived, 
 a request's headers for ever: idle or half-sent connections pile up until the process runs out
 of file descriptors. The protocol here is uvicorn's own, with two additions:
 
-- past ``max_connections`` open connections, a new one is answered ``503`` at once and closed,
-  without a line in the log;
+- past ``max_connections`` open connections, or ``max_per_client`` from one address, a new one
+  is answered ``503`` at once and closed, without a line in the log;
 - a request's head (request line and headers) must arrive within ``header_timeout`` seconds of
   the connection opening, or of the end of the previous response; else the connection is closed.
 
@@ -36,11 +36,19 @@ class _BoundedH11Protocol(H11Protocol):
     """One connection: refused past the cap, closed when its request head is late."""
 
     max_connections = 256
+    max_per_client = 64
     header_timeout = 10.0
     _deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        if len(self.connections) >= self.max_connections:
+        peer = transport.get_extra_info("peername")
+        host = peer[0] if isinstance(peer, tuple) and peer else None
+        same = sum(
+            1
+            for connection in self.connections
+            if (address := getattr(connection, "client", None)) and address[0] == host
+        )
+        if len(self.connections) >= self.max_connections or same >= self.max_per_client:
             transport.write(_BUSY)
             transport.close()
             self.transport = transport
@@ -84,9 +92,15 @@ class _BoundedH11Protocol(H11Protocol):
             super().data_received(data)
 
 
-def bounded_protocol(max_connections: int, header_timeout: float) -> type[H11Protocol]:
-    """The HTTP/1.1 protocol of uvicorn, with a connection cap and a deadline for heads."""
-    attributes = {"max_connections": max_connections, "header_timeout": header_timeout}
+def bounded_protocol(
+    max_connections: int, header_timeout: float, max_per_client: int | None = None
+) -> type[H11Protocol]:
+    """The HTTP/1.1 protocol of uvicorn, with connection caps and a deadline for heads."""
+    attributes = {
+        "max_connections": max_connections,
+        "max_per_client": max_per_client or max_connections,
+        "header_timeout": header_timeout,
+    }
     return type("BoundedH11Protocol", (_BoundedH11Protocol,), attributes)
 
 

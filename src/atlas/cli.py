@@ -262,6 +262,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         per_client=args.per_client,
         client_queue=args.client_queue,
         max_connections=args.max_connections,
+        max_connections_per_client=args.max_connections_per_client,
         read_timeout=args.read_timeout,
         client_header=args.client_header,
         allowed_hosts=tuple(args.allow_host),
@@ -585,6 +586,13 @@ def _serve_options(cmd: argparse.ArgumentParser) -> None:
         type=int,
         default=256,
         help="open connections at most; past that, 503 at once (default 256)",
+    )
+    cmd.add_argument(
+        "--max-connections-per-client",
+        type=int,
+        default=64,
+        help="open connections from one address at most (default 64; behind a proxy, set it"
+        " to --max-connections)",
     )
     cmd.add_argument(
         "--read-timeout",

@@ -55,6 +55,7 @@ class Settings:
     per_client: int = 1  # queries of one client run at a time (the rest of its queries wait)
     client_queue: int = 8  # queries of one client that may wait; past that, 429
     max_connections: int = 256  # open connections at most; past that, 503 at once
+    max_connections_per_client: int = 64  # open connections from one address at most
     read_timeout: float = 10.0  # seconds for a request's head, and again for its body
     keep_alive: float = 5.0  # seconds an idle kept-alive connection stays open
     client_header: str | None = None  # a header that names the client (a token, a proxy's)
@@ -79,6 +80,7 @@ class Settings:
             "per_client": self.per_client,
             "client_queue": self.client_queue,
             "max_connections": self.max_connections,
+            "max_connections_per_client": self.max_connections_per_client,
             "worker_memory": self.worker_memory,
         }
         for name, count in counts.items():
@@ -389,7 +391,9 @@ def _uvicorn_config(
         log_level=log_level,
         access_log=False,
         server_header=False,
-        http=bounded_protocol(settings.max_connections, settings.read_timeout),
+        http=bounded_protocol(
+            settings.max_connections, settings.read_timeout, settings.max_connections_per_client
+        ),
         limit_concurrency=settings.max_connections + 1,  # past the cap, refused when connecting
         timeout_keep_alive=math.ceil(settings.keep_alive),
         h11_max_incomplete_event_size=settings.max_request_bytes + 8192,
