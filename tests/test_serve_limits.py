@@ -5,6 +5,7 @@ and each client's share of the workers. Each case is something an attack on loop
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import logging
 import socket
 import time
@@ -247,3 +248,25 @@ def test_one_address_cannot_take_every_connection() -> None:
         finally:
             for connection in held:
                 connection.close()
+
+
+def test_a_client_that_does_not_read_its_answer_is_disconnected() -> None:
+    big = (
+        'SELECT ?x WHERE { BIND("ab" AS ?x0) '
+        + " ".join(f"BIND(CONCAT(?x{i}, ?x{i}) AS ?x{i + 1})" for i in range(24))
+        + " BIND(?x24 AS ?x) }"
+    )  # a 32 MiB answer: far more than the sockets' buffers hold
+    settings = Settings(workers=1, read_timeout=1.0, max_answer_bytes=64 * 1024 * 1024)
+    for url in serve_in_thread(settings):
+        connection = _socket(url)
+        connection.sendall(
+            f"GET /sparql?query={quote(big)} HTTP/1.1\r\nHost: localhost\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        time.sleep(6)  # the answer is made (a second or two), then left unread
+        received = 0
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := connection.recv(1 << 20):
+                received += len(chunk)
+        connection.close()
+        assert 0 < received < 32 * 1024 * 1024  # cut off, not held for ever

@@ -7,7 +7,9 @@ of file descriptors. The protocol here is uvicorn's own, with two additions:
 - past ``max_connections`` open connections, or ``max_per_client`` from one address, a new one
   is answered ``503`` at once and closed, without a line in the log;
 - a request's head (request line and headers) must arrive within ``header_timeout`` seconds of
-  the connection opening, or of the end of the previous response; else the connection is closed.
+  the connection opening, or of the end of the previous response; else the connection is closed;
+- a client that stops reading an answer (the send buffer stays full) for ``header_timeout``
+  seconds is disconnected, so an unread answer does not hold memory and a slot for ever.
 
 Needs the ``serve`` extra (uvicorn).
 """
@@ -39,6 +41,7 @@ class _BoundedH11Protocol(H11Protocol):
     max_per_client = 64
     header_timeout = 10.0
     _deadline: asyncio.TimerHandle | None = None
+    _stalled: asyncio.TimerHandle | None = None  # an answer the client does not read
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
@@ -82,8 +85,23 @@ class _BoundedH11Protocol(H11Protocol):
         if not self.transport.is_closing():
             self._arm()
 
+    def pause_writing(self) -> None:
+        """The client has stopped reading: it has ``header_timeout`` seconds to read on."""
+        super().pause_writing()
+        if self._stalled is None:
+            self._stalled = self.loop.call_later(self.header_timeout, self.transport.abort)
+
+    def resume_writing(self) -> None:
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+        super().resume_writing()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
         if self in self.connections:  # else refused at once: uvicorn never knew it
             super().connection_lost(exc)
 
