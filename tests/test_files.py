@@ -197,3 +197,34 @@ def test_site_serve_answers_404_to_a_nul_in_the_path(site: tuple[int, Path]) -> 
     assert _get(port, "/%00")[0] == 404
     assert _get(port, "/inside.txt%00.html")[0] == 404
     assert _get(port, "/inside.txt") == (200, b"inside")
+
+
+def test_site_serve_answers_loopback_names_only_and_lists_no_folder(
+    site: tuple[int, Path],
+) -> None:
+    port, folder = site
+    (folder / "sub").mkdir()
+    (folder / "sub" / "page.txt").write_text("page")
+    assert _get(port, "/sub/page.txt") == (200, b"page")
+    assert _get(port, "/sub/")[0] == 404  # no listing
+    for host, status in [("evil.example", 421), ("localhost:1", 200), ("[::1]", 200)]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/inside.txt", headers={"Host": host})
+        assert connection.getresponse().status == status, host
+        connection.close()
+
+
+def test_site_serve_closes_a_silent_connection(
+    site: tuple[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket  # noqa: PLC0415
+
+    from atlas.site import _serve  # noqa: PLC0415
+
+    assert _serve._ConfinedHandler.timeout == 10
+    monkeypatch.setattr(_serve._ConfinedHandler, "timeout", 0.5)
+    port, _ = site
+    silent = socket.create_connection(("127.0.0.1", port), timeout=10)
+    silent.sendall(b"GET /inside.txt HTTP/1.1\r\n")  # and nothing more
+    assert silent.recv(100) == b""  # closed by the server, well before our 10 s
+    silent.close()

@@ -7,23 +7,36 @@ import http
 import http.server
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from atlas.site._pages import SiteError
 
 __all__ = ["HOST", "server"]
 
 HOST = "127.0.0.1"
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 class _ConfinedHandler(http.server.SimpleHTTPRequestHandler):
     """The standard static handler, kept inside its folder.
 
     A symbolic link that leads out of it, and anything that is neither a folder nor a regular
-    file (a FIFO would block), is answered 404.
+    file (a FIFO would block), is answered 404, as is a folder without an index (no listings).
+    Only requests for loopback names are answered (421 otherwise: no DNS rebinding), and a
+    connection that sends nothing for ``timeout`` seconds is closed.
     """
+
+    timeout = 10  # seconds a connection may stay silent (socketserver's own setting)
 
     def send_head(self) -> Any:
         """Refuse what lies outside the folder or is not a plain file, then serve as usual."""
+        try:
+            host = urlsplit(f"//{self.headers.get('Host', '')}").hostname or ""
+        except ValueError:
+            host = ""
+        if host.lower() not in _LOOPBACK:
+            self.send_error(http.HTTPStatus.MISDIRECTED_REQUEST, "Host not served here")
+            return None
         try:
             root = Path(self.directory).resolve()
             target = Path(self.translate_path(self.path)).resolve()
@@ -36,6 +49,10 @@ class _ConfinedHandler(http.server.SimpleHTTPRequestHandler):
             self.send_error(http.HTTPStatus.NOT_FOUND, "File not found")
             return None
         return super().send_head()
+
+    def list_directory(self, path: Any) -> None:  # noqa: ARG002 - the stdlib's signature
+        """No listings: a folder without an index is not found."""
+        self.send_error(http.HTTPStatus.NOT_FOUND, "File not found")
 
 
 class _QuietHandler(_ConfinedHandler):
