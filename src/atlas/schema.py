@@ -73,7 +73,7 @@ def dumps_schema() -> str:
 
 def write_schema(path: Path) -> Path:
     """Write the generated JSON Schema to ``path`` atomically."""
-    from atlas.export import write_text_atomic  # noqa: PLC0415
+    from atlas._atomic import write_text_atomic  # noqa: PLC0415
 
     write_text_atomic(path, dumps_schema())
     return path

@@ -28,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas import export
+from atlas import _atomic, export
 from atlas.site._pages import Page, SiteError, View, css_token, groups, journey
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def build(outdir: Path, document: AtlasDocument | None = None) -> BuildReport:
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(target)
     # SIGTERM, SIGHUP and SIGINT unwind the build, removing its folder, then act as they would
-    with export._unwind_on_signals() as signals:  # noqa: SLF001 - the package's own helper
+    with _atomic.unwind_on_signals() as signals:
         signals.hold()  # a signal waits until the clean-up below knows the folder
         folder, lock = _new_folder(target)
         try:
@@ -289,7 +289,7 @@ def _new_folder(target: Path) -> tuple[Path, int | None]:
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
-        if export._lock(fd) is not False and _still_there(fd, folder):  # noqa: SLF001
+        if _atomic.try_lock(fd) is not False and _still_there(fd, folder):
             return folder, fd
         os.close(fd)  # another build's clean-up took it for a leftover: take another
     raise SiteError(f"cannot make a build folder beside {str(target)!r}")
@@ -333,7 +333,7 @@ def _remove_unused(folder: Path) -> None:
     except OSError:
         return
     try:
-        if export._lock(fd) is True:  # noqa: SLF001 - the package's own helper
+        if _atomic.try_lock(fd) is True:
             shutil.rmtree(folder, ignore_errors=True)
     finally:
         os.close(fd)
