@@ -21,8 +21,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
+from atlas._hosts import LOOPBACK_NAMES, host_name
 from atlas._negotiate import negotiate
 from atlas._pool import Limits, Pool, QueryTimeoutError
 from atlas._results import media_type
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ServeError", "Settings", "create_app", "negotiate", "serve"]
 
-_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 _MAX_PORT = 65535
 
 
@@ -103,7 +103,7 @@ class Settings:
     @property
     def hosts(self) -> tuple[str, ...]:
         """The Host names answered: those allowed, else the loopback names."""
-        return self.allowed_hosts or _LOOPBACK_NAMES
+        return self.allowed_hosts or LOOPBACK_NAMES
 
 
 # --- the application -----------------------------------------------------------------------
@@ -251,12 +251,12 @@ class _HostCheck:
 
     def __init__(self, app: Any, hosts: tuple[str, ...]) -> None:
         self.app = app
-        self.hosts = {_host_name(h) for h in hosts} - {""}
+        self.hosts = {host_name(h) for h in hosts} - {""}
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if _host_name(given) not in self.hosts:
+            if host_name(given) not in self.hosts:
                 from starlette.responses import PlainTextResponse  # noqa: PLC0415
 
                 refusal = PlainTextResponse(
@@ -267,18 +267,6 @@ class _HostCheck:
                 await refusal(scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-def _host_name(value: str) -> str:
-    """The host of a Host header or a name, lower case, without port or IPv6 brackets."""
-    value = value.strip()
-    if value.count(":") > 1 and not value.startswith("["):  # a bare IPv6 address
-        value = f"[{value}]"
-    try:
-        name = urlsplit(f"//{value}").hostname
-    except ValueError:
-        return ""
-    return (name or "").lower()
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -374,8 +362,8 @@ def _uvicorn_config(
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= _MAX_PORT:
         raise ServeError(f"port must be a whole number from 0 to {_MAX_PORT}, not {port!r}")
     settings = settings or Settings()
-    if not settings.allowed_hosts and _host_name(host) not in _LOOPBACK_NAMES:
-        settings = replace(settings, allowed_hosts=(*_LOOPBACK_NAMES, host))
+    if not settings.allowed_hosts and host_name(host) not in LOOPBACK_NAMES:
+        settings = replace(settings, allowed_hosts=(*LOOPBACK_NAMES, host))
     app = create_app(settings)
     import uvicorn  # noqa: PLC0415 - installed with starlette by the serve extra
 

@@ -7,14 +7,13 @@ import http
 import http.server
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from atlas._hosts import LOOPBACK_NAMES, host_name
 from atlas.site._pages import SiteError
 
 __all__ = ["HOST", "server"]
 
 HOST = "127.0.0.1"
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 class _ConfinedHandler(http.server.SimpleHTTPRequestHandler):
@@ -30,11 +29,7 @@ class _ConfinedHandler(http.server.SimpleHTTPRequestHandler):
 
     def send_head(self) -> Any:
         """Refuse what lies outside the folder or is not a plain file, then serve as usual."""
-        try:
-            host = urlsplit(f"//{self.headers.get('Host', '')}").hostname or ""
-        except ValueError:
-            host = ""
-        if host.lower() not in _LOOPBACK:
+        if host_name(self.headers.get("Host", "")) not in LOOPBACK_NAMES:
             self.send_error(http.HTTPStatus.MISDIRECTED_REQUEST, "Host not served here")
             return None
         try:
