@@ -1064,11 +1064,13 @@ def check(
     error = _argument_error(sources, max_age_days, export_path, dataset)
     if error is not None:
         return Report((error,))
+    confine: Path | None = None
     if dataset is not None:
         folder = Path(dataset)
         files = sorted(folder.glob("*.ttl")) if files is None else files
         if export_path is None and os.path.lexists(folder / "atlas.json"):
-            export_path = _DatasetFile(folder / "atlas.json")
+            export_path = folder / "atlas.json"
+            confine = folder  # the dataset's own export: no symbolic link out of its folder
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-shapes") as pool:
         try:
             parsed = _Parsed(_turtle_files(files, dataset), pool)
@@ -1105,8 +1107,10 @@ def check(
     elif export_path is None:
         results.append(CheckResult("export", "skipped", note="no --export FILE given"))
     else:
-        given = export_path if isinstance(export_path, _DatasetFile) else Path(export_path)
-        results.append(_guarded("export", lambda: _export_check(given, str(given), compared)))
+        given = Path(export_path)
+        results.append(
+            _guarded("export", lambda: _export_check(given, str(given), compared, confine))
+        )
     results.append(_guarded("json-schema", _schema_file_problems))
     return Report(tuple(results))
 
@@ -1117,17 +1121,15 @@ def _without_duplicates(read: list[Problem], shapes: CheckResult) -> list[Proble
     return [p for p in read if (p.subject, p.message.split(":", 1)[0]) not in covered]
 
 
-class _DatasetFile(type(Path())):  # type: ignore[misc]
-    """A file of a dataset folder, which must stay inside it (unlike a file the user names)."""
-
-
-def _export_bytes(file: Path | Traversable, name: str) -> bytes | CheckResult:
+def _export_bytes(
+    file: Path | Traversable, name: str, folder: Path | None = None
+) -> bytes | CheckResult:
     """The bytes of the export, or the check's result when it is missing or refused."""
     from atlas import schema  # noqa: PLC0415
 
     try:
-        if isinstance(file, _DatasetFile):  # the dataset's own: no symbolic link out
-            inside(file.parent, file.name)
+        if folder is not None:  # a file of a dataset folder stays inside it
+            inside(folder, file.name)
         if isinstance(file, Path):
             raw = read_bytes(file, schema.MAX_EXPORT_BYTES)
         else:
@@ -1161,18 +1163,22 @@ def _export_bytes(file: Path | Traversable, name: str) -> bytes | CheckResult:
 
 
 def _export_check(
-    file: Path | Traversable, name: str, fresh: Callable[[], str] | None
+    file: Path | Traversable,
+    name: str,
+    fresh: Callable[[], str] | None,
+    folder: Path | None = None,
 ) -> CheckResult:
     """The export parses, matches the JSON Schema, and equals ``fresh()``, a fresh export.
 
     ``fresh`` is None when the Turtle files have violations: no fresh export to compare with.
+    ``folder``: the dataset folder that holds ``file``, which must not lead out of it.
     An export equal to the fresh one is not validated again: it is the document that the models
     just validated, and the JSON Schema is generated from them (a check of its own).
     """
     from atlas import export, schema  # noqa: PLC0415
     from atlas.models import SCHEMA_URL  # noqa: PLC0415
 
-    raw = _export_bytes(file, name)
+    raw = _export_bytes(file, name, folder)
     if isinstance(raw, CheckResult):
         return raw
     try:  # strictly: UTF-8, no NaN, bounded numbers and nesting, each refusal with its line
