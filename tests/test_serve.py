@@ -218,10 +218,12 @@ def test_small_load_has_no_errors(url: str) -> None:
 
 def test_cors_and_site_when_asked(tmp_path: Path) -> None:
     (tmp_path / "index.html").write_text("<h1>atlas</h1>")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
     settings = Settings(workers=1, cors_origins=("https://example.org",), site=tmp_path)
     for base in _start(settings):
         with httpx.Client(base_url=base, timeout=30) as http:
             assert http.get("/").text == "<h1>atlas</h1>"
+            assert http.get("/loop/x").status_code == 404  # a loop of links, not a 500
             preflight = http.options(
                 "/sparql",
                 headers={

@@ -12,8 +12,11 @@ package's own queries for stores that take none (``substitute``), and their form
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import json
 import re
+import subprocess
 import sys
 import threading
 import warnings
@@ -138,6 +141,16 @@ MAX_QUERY_CHARS = 1 << 20
 _PARSER_LOCK = threading.Lock()  # pyparsing's grammar objects are shared and not thread-safe
 _PARSER_DEPTH = 30_000  # frames: about 2,500 triples in one block, or 250 nested groups
 _PARSER_STACK = 32 * 1024 * 1024  # bytes for the parser's thread (8 MiB reach the depth limit)
+#: The longest the guard spends parsing one query (seconds); a longer parse is stopped, refused.
+PARSE_SECONDS = 10.0
+_Verdict = tuple[str, tuple[type[AtlasError], str] | None]
+_ERRORS: dict[str, type[AtlasError]] = {
+    error.__name__: error for error in (SparqlError, ReadOnlyError, NetworkRefusedError)
+}
+
+
+class _DeadlineError(BaseException):
+    """Raised inside the parser's thread when its parse has run past :data:`PARSE_SECONDS`."""
 
 
 def refuse_unsafe(query: str) -> str:
@@ -171,7 +184,7 @@ run over the shipped graph only and never fetch a remote dataset
 
 
 @functools.lru_cache(maxsize=512)
-def _verdict(query: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
+def _verdict(query: str) -> _Verdict:
     """The form of a query and why it is refused (the error and its message), memoised per text."""
     if len(query) > MAX_QUERY_CHARS:
         return "", (SparqlError, f"the query is longer than {MAX_QUERY_CHARS} characters")
@@ -189,36 +202,99 @@ def _verdict(query: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
     return _classify(query)
 
 
-def _classify(query: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
+def _classify(query: str) -> _Verdict:
     """Parse ``query`` as a query, then as an update, and judge its tree."""
     # SPARQL ends a comment at CR or LF, rdflib's grammar at LF only: a comment that a lone CR
     # ends would hide code from the guard that pyoxigraph runs. Outside comments the two line
     # breaks are read alike (both white space, both refused in short strings and IRIs).
     text = query.replace("\r\n", "\n").replace("\r", "\n")
-    outcome: list[tuple[str, tuple[type[AtlasError], str] | None]] = []
     with _PARSER_LOCK:
         # The grammar recurses once per triple of a block and per level of nesting: parse in a
         # thread of our own with room for that, then give the interpreter its limit back. The
         # limit is the interpreter's, for every thread: it is raised only while no other thread
         # runs (a command, a query worker), else a host's deep recursion could crash instead of
-        # raising RecursionError, and very large queries are then refused as too deep.
+        # raising RecursionError; there a query too deep for the host's limit is parsed again
+        # in a child process of its own.
+        alone = threading.active_count() == 1
         limit = sys.getrecursionlimit()
-        size = threading.stack_size(_PARSER_STACK)
         try:
-            if threading.active_count() == 1:
+            if alone:
                 sys.setrecursionlimit(max(limit, _PARSER_DEPTH))
-            worker = threading.Thread(target=lambda: outcome.append(_judge(text)), daemon=True)
-            worker.start()
-            worker.join()
-        except RuntimeError:  # no thread could be started (out of memory or threads)
-            return "", (SparqlError, "the query could not be checked: no room to parse it")
+            verdict = _parse_in_thread(text)
         finally:
-            threading.stack_size(size)
             sys.setrecursionlimit(limit)
+    if verdict == _TOO_DEEP and not alone:
+        return _parse_in_child(text)
+    return verdict
+
+
+_TOO_DEEP: _Verdict = ("", (SparqlError, "the query is nested too deeply to be checked"))
+
+
+def _too_slow() -> _Verdict:
+    message = f"the query took over {PARSE_SECONDS:g} s to check: shorten or simplify it"
+    return "", (SparqlError, message)
+
+
+def _parse_in_thread(text: str) -> _Verdict:
+    """Judge ``text`` in a thread with a deep stack, stopping it past :data:`PARSE_SECONDS`."""
+    outcome: list[_Verdict] = []
+
+    def parse() -> None:
+        try:
+            outcome.append(_judge(text))
+        except _DeadlineError:  # stopped between the parse and its verdict
+            outcome.append(_too_slow())
+
+    size = threading.stack_size(_PARSER_STACK)
+    try:
+        worker = threading.Thread(target=parse, daemon=True)
+        worker.start()
+    except RuntimeError:  # no thread could be started (out of memory or threads)
+        return "", (SparqlError, "the query could not be checked: no room to parse it")
+    finally:
+        threading.stack_size(size)
+    worker.join(PARSE_SECONDS)
+    if worker.is_alive() and worker.ident is not None:
+        # The parser is pure Python: an exception set on its thread stops it at the next step.
+        ident, stop = ctypes.c_ulong(worker.ident), ctypes.py_object(_DeadlineError)
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, stop)
+        worker.join()
+        return _too_slow()
     return outcome[0] if outcome else ("", (SparqlError, "the query could not be checked"))
 
 
-def _judge(text: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
+def _parse_in_child(text: str) -> _Verdict:
+    """Judge ``text`` in a child interpreter with no other thread, so its limit can be raised."""
+    program = (
+        "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
+        "import atlas._sparql as s; s._child_main(sys.stdin.read())"
+    )
+    try:
+        done = subprocess.run(  # our own interpreter and module, no shell
+            [sys.executable, "-I", "-c", program, json.dumps(sys.path)],
+            input=text,
+            capture_output=True,
+            text=True,
+            timeout=PARSE_SECONDS * 2,
+            check=False,
+        )
+        form, error, message = json.loads(done.stdout)
+    except subprocess.TimeoutExpired:
+        return _too_slow()
+    except (OSError, ValueError):
+        return _TOO_DEEP
+    return form, (None if error is None else (_ERRORS[error], message))
+
+
+def _child_main(text: str) -> None:
+    """The child of :func:`_parse_in_child`: print the verdict on ``text`` as JSON."""
+    form, problem = _verdict(text)
+    error, message = (None, None) if problem is None else (problem[0].__name__, problem[1])
+    sys.stdout.write(json.dumps([form, error, message]))
+
+
+def _judge(text: str) -> _Verdict:
     """Parse and judge, in the parser's thread; whatever cannot be judged is refused."""
     from pyparsing import ParseBaseException  # noqa: PLC0415 - the parser loads on first use
     from rdflib.plugins.sparql import parser  # noqa: PLC0415
@@ -237,7 +313,9 @@ def _judge(text: str) -> tuple[str, tuple[type[AtlasError], str] | None]:
         names = _name_problem(tree)
         return ("", names) if names else _query_problem(tree[-1])
     except RecursionError:
-        return "", (SparqlError, "the query is nested too deeply to be checked")
+        return _TOO_DEEP
+    except _DeadlineError:
+        return _too_slow()
     except Exception as error:  # noqa: BLE001 - whatever cannot be judged is refused
         return "", (SparqlError, f"the query could not be checked ({type(error).__name__})")
 
@@ -249,7 +327,7 @@ def _where(error: Exception) -> str:
     return f"{message} (line {line}, column {column})"
 
 
-def _query_problem(query: Any) -> tuple[str, tuple[type[AtlasError], str] | None]:
+def _query_problem(query: Any) -> _Verdict:
     """Judge a parsed query: its form, then a dataset clause and SERVICE anywhere in its tree."""
     names = _node_names(query)
     form = _QUERY_NODES.get(getattr(query, "name", None) or "", "")

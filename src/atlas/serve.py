@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -269,6 +270,20 @@ class _HostCheck:
         await self.app(scope, receive, send)
 
 
+def _site_files(folder: Path) -> Any:
+    """The static site at ``/``; a name that cannot be looked up (a link loop) is not found."""
+    from starlette.staticfiles import StaticFiles  # noqa: PLC0415
+
+    class SiteFiles(StaticFiles):
+        def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+            try:
+                return super().lookup_path(path)
+            except (OSError, ValueError):  # a loop of links, a name too long, a NUL
+                return "", None
+
+    return SiteFiles(directory=folder, html=True)
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     """The Starlette application of the endpoint: ``/sparql``, and the site at ``/`` if given.
 
@@ -282,7 +297,6 @@ def create_app(settings: Settings | None = None) -> Starlette:
         from starlette.requests import ClientDisconnect  # noqa: PLC0415
         from starlette.responses import PlainTextResponse, Response  # noqa: PLC0415
         from starlette.routing import Mount, Route  # noqa: PLC0415
-        from starlette.staticfiles import StaticFiles  # noqa: PLC0415
     except ImportError:
         raise ServeError(
             "atlas serve needs Starlette and uvicorn: pip install 'execution-atlas[serve]'"
@@ -319,7 +333,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
     # GET routes answer HEAD too (Starlette adds it)
     routes: list[Route | Mount] = [Route("/sparql", sparql, methods=["GET", "POST"])]
     if settings.site is not None:
-        routes.append(Mount("/", StaticFiles(directory=settings.site, html=True)))
+        routes.append(Mount("/", _site_files(settings.site)))
     else:
         routes.append(Route("/", home))
     middleware = [Middleware(_HostCheck, hosts=settings.hosts)]
