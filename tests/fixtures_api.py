@@ -18,12 +18,12 @@ def tiny_document(**changes: Any) -> AtlasDocument:
         "id": sid,
         "label": label,
         "kind": "stage-kind/thing",
-        "description": f"{label} does work.",
+        "claims": [{"id": f"stage-{sid}-1", "text": f"{label} does work.", "citations": ["c1"]}],
         "executesInPython": py,
         "atlases": ["toy"],
         "order": order,
     }
-    step = lambda sid, a, b, order, when=(), any_=(), cites=("c1",): {  # noqa: E731
+    step = lambda sid, a, b, order, when=(), any_=(), cites=("c1",), ends=None: {  # noqa: E731
         "id": sid,
         "atlas": "toy",
         "from": a,
@@ -31,8 +31,8 @@ def tiny_document(**changes: Any) -> AtlasDocument:
         "verb": "feeds",
         "when": list(when),
         "whenAny": list(any_),
-        "whatHappens": f"{a} feeds {b}.",
-        "citations": list(cites),
+        "claims": [{"id": f"step-{sid}-1", "text": f"{a} feeds {b}.", "citations": list(cites)}],
+        "endsPython": ends,
         "order": order,
     }
     data: dict[str, Any] = {
@@ -56,7 +56,7 @@ def tiny_document(**changes: Any) -> AtlasDocument:
                 "id": "toy",
                 "label": "Toy",
                 "question": "How does the toy run?",
-                "description": "A toy.",
+                "claims": [{"id": "atlas-toy-1", "text": "A toy.", "citations": ["c1"]}],
                 "entryStage": "src",
                 "dimensions": ["toy-mode", "toy-hw"],
             }
@@ -98,10 +98,22 @@ def tiny_document(**changes: Any) -> AtlasDocument:
         "steps": [
             step("toy-src-interp", "src", "interp", 1, any_=("toy-mode", "toy-hw")),
             step(
-                "toy-interp-fast", "interp", "fastlib", 2, when=("toy-mode/fast",), any_=("toy-hw",)
+                "toy-interp-fast",
+                "interp",
+                "fastlib",
+                2,
+                when=("toy-mode/fast",),
+                any_=("toy-hw",),
+                ends=True,
             ),
             step(
-                "toy-interp-slow", "interp", "slowlib", 3, when=("toy-mode/slow",), any_=("toy-hw",)
+                "toy-interp-slow",
+                "interp",
+                "slowlib",
+                3,
+                when=("toy-mode/slow",),
+                any_=("toy-hw",),
+                ends=True,
             ),
             step("toy-fast-chip", "fastlib", "chip", 4, when=("toy-hw/x",), any_=("toy-mode",)),
             step("toy-slow-chip", "slowlib", "chip", 5, any_=("toy-mode", "toy-hw")),
@@ -111,7 +123,7 @@ def tiny_document(**changes: Any) -> AtlasDocument:
             {
                 "id": "c1",
                 "source": "https://example.org/doc",
-                "retrievedOn": "2026-12-01",
+                "retrievedOn": "2026-12-01T00:00:00Z",
                 "support": "full",
                 "selector": {"exact": "the toy runs"},
             }
@@ -121,7 +133,7 @@ def tiny_document(**changes: Any) -> AtlasDocument:
                 "id": "doc",
                 "url": "https://example.org/doc",
                 "title": "The toy doc",
-                "retrievedOn": "2026-12-01",
+                "retrievedOn": "2026-12-01T00:00:00Z",
                 "complete": True,
                 "snapshot": "doc.txt",
             }

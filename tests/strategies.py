@@ -73,7 +73,7 @@ def _clean(data: dict[str, Any]) -> dict[str, Any]:
 
 
 @st.composite
-def atlas_documents(
+def atlas_documents(  # noqa: C901, PLR0915 - one generator for a whole document
     draw: Callable[[st.SearchStrategy[Any]], Any], max_stages: int = 5, max_steps: int = 6
 ) -> AtlasDocument:
     """A small, valid, consistent and acyclic document."""
@@ -86,20 +86,23 @@ def atlas_documents(
                 "publisher": draw(_optional(_texts())),
                 "version": draw(_optional(_texts())),
                 "license": draw(_optional(_texts())),
-                "retrievedOn": draw(_DATES).isoformat(),
+                "retrievedOn": f"{draw(_DATES).isoformat()}T00:00:00Z",
                 "complete": draw(st.booleans()),
                 "snapshot": f"src-{i}.txt",
             }
         )
         for i in range(draw(st.integers(1, 3)))
     ]
-    citations = []
-    for i in range(draw(st.integers(1, 5))):
+    citations: list[dict[str, Any]] = []
+
+    def cite() -> str:
+        """A new citation, rated for the one claim that cites it."""
         partial = draw(st.booleans())
+        cid = f"cite-{len(citations)}"
         citations.append(
             _clean(
                 {
-                    "id": f"cite-{i}",
+                    "id": cid,
                     "source": draw(st.sampled_from([s["url"] for s in sources])),
                     "selector": _clean(
                         {
@@ -108,13 +111,30 @@ def atlas_documents(
                             "suffix": draw(_optional(_texts())),
                         }
                     ),
-                    "retrievedOn": draw(_DATES).isoformat(),
+                    "retrievedOn": f"{draw(_DATES).isoformat()}T00:00:00Z",
                     "support": "partial" if partial else "full",
-                    "supportNote": draw(_optional(_texts())) if partial else None,
+                    "supportNote": draw(_texts()) if partial else None,
                 }
             )
         )
-    cite_ids = [c["id"] for c in citations]
+        return cid
+
+    def claims(kind: str, owner: str, least: int = 1) -> list[dict[str, Any]]:
+        """The claims of one text: each cited, or flagged unsupported with or without a note."""
+        made = []
+        for k in range(draw(st.integers(least, 2))):
+            claim: dict[str, Any] = {
+                "id": f"{kind}-{owner.replace('/', '-')}-{k + 1}",
+                "text": draw(_texts(40)),
+                "order": k + 1,
+            }
+            if draw(st.integers(0, 3)) == 0:
+                claim.update(_clean({"unsupported": True, "note": draw(_optional(_texts()))}))
+            else:
+                claim["citations"] = sorted(cite() for _ in range(draw(st.integers(1, 2))))
+            made.append(claim)
+        return made
+
     stage_kinds = [
         {"id": f"stage-kind/k{k}", "label": f"{draw(_WORDS)} {k}", "order": k + 1}
         for k in range(draw(st.integers(1, 3)))
@@ -133,8 +153,7 @@ def atlas_documents(
                 "id": f"tech-{t}",
                 "label": draw(_texts()),
                 "kind": "technology-kind/language",
-                "description": draw(_texts()),
-                "citations": _subset(draw, cite_ids, 0),
+                "claims": claims("technology", f"tech-{t}"),
                 "order": draw(_optional(st.integers(1, 9))),
             }
         )
@@ -154,6 +173,7 @@ def atlas_documents(
                         "altLabels": _strings(draw),
                         "definition": draw(_optional(_texts())),
                         "summaryPhrase": draw(_optional(_texts())),
+                        "claims": claims("mode", f"{sid}/v{v}", least=0),
                         "order": v + 1,
                     }
                 )
@@ -178,7 +198,7 @@ def atlas_documents(
                         "label": draw(_texts()),
                         "altLabels": _strings(draw),
                         "kind": draw(st.sampled_from([c["id"] for c in stage_kinds])),
-                        "description": draw(_texts(40)),
+                        "claims": claims("stage", stage_id),
                         "technology": draw(
                             _optional(st.sampled_from([t["id"] for t in technologies]))
                         )
@@ -186,8 +206,6 @@ def atlas_documents(
                         else None,
                         "executesInPython": draw(st.booleans()),
                         "atlases": [aid],
-                        "citations": _subset(draw, cite_ids, 0),
-                        "unsupportedClaims": _strings(draw, 1),
                         "order": k + 1,
                     }
                 )
@@ -213,9 +231,8 @@ def atlas_documents(
                         "verb": draw(_texts()),
                         "when": sorted(when),
                         "whenAny": sorted(when_any),
-                        "whatHappens": draw(_texts(40)),
-                        "citations": _subset(draw, cite_ids),
-                        "unsupportedClaims": _strings(draw, 1),
+                        "claims": claims("step", f"{aid}-t{n}"),
+                        "endsPython": draw(_optional(st.booleans())),
                         "order": n + 1,
                     }
                 )
@@ -228,7 +245,7 @@ def atlas_documents(
                 "id": aid,
                 "label": draw(_texts()),
                 "question": draw(_texts(40)),
-                "description": draw(_texts(40)),
+                "claims": claims("atlas", aid),
                 "entryStage": stage_ids[0],
                 "dimensions": [s["id"] for s in dimensions],
                 "scopeNotes": _strings(draw),
@@ -244,7 +261,7 @@ def atlas_documents(
                 "from": "tech-0",
                 "to": "tech-1",
                 "relation": "written in",
-                "citations": _subset(draw, cite_ids),
+                "claims": claims("relation", "tech-0-written-in-tech-1"),
                 "order": 1,
             }
         )
@@ -266,7 +283,15 @@ def atlas_documents(
         "version": version,
         "issued": draw(_DATES).isoformat(),
         "attribution": f"Execution Atlas {version} ({BASE_IRI}), licensed CC BY 4.0",
-        "counts": {k: len(v) for k, v in collections.items() if k != "schemes"},
+        "counts": {
+            **{k: len(v) for k, v in collections.items() if k != "schemes"},
+            "claims": sum(
+                len(item.get("claims", ()))
+                for key in ("atlases", "stages", "steps", "technologies", "relations")
+                for item in collections[key]
+            )
+            + sum(len(v.get("claims", ())) for sc in schemes for v in sc["values"]),
+        },
         **collections,
     }
     data.update(_clean({"publisher": draw(_optional(_texts()))}))
@@ -277,6 +302,7 @@ def atlas_documents(
 
 _PREFIXES = """\
 @prefix ea: <https://w3id.org/execution-atlas/vocab#> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix owl: <http://www.w3.org/2002/07/owl#> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
@@ -299,6 +325,8 @@ def _text(value: str) -> str:
 
 
 def _date(value: dt.date) -> str:
+    if isinstance(value, dt.datetime):
+        return f'"{value.isoformat().replace("+00:00", "Z")}"^^xsd:dateTime'
     return f'"{value.isoformat()}"^^xsd:date'
 
 
@@ -369,7 +397,6 @@ def to_turtle(document: AtlasDocument) -> list[TurtleFile]:  # noqa: C901 - a bl
             _Block(_iri("atlas", atlas.id), "ea:Atlas")
             .add("rdfs:label", _text(atlas.label))
             .add("ea:question", _text(atlas.question))
-            .add("dcterms:description", _text(atlas.description))
             .add("ea:entryStage", _opt(lambda s: _iri("stage", s), atlas.entry_stage))
             .adds("ea:dimension", (_iri("scheme", d) for d in atlas.dimensions))
             .adds("skos:scopeNote", map(_text, atlas.scope_notes))
@@ -382,12 +409,9 @@ def to_turtle(document: AtlasDocument) -> list[TurtleFile]:  # noqa: C901 - a bl
             .add("rdfs:label", _text(stage.label))
             .adds("skos:altLabel", map(_text, stage.alt_labels))
             .add("ea:kind", _iri("scheme", stage.kind))
-            .add("dcterms:description", _text(stage.description))
             .add("ea:technology", _opt(lambda t: _iri("technology", t), stage.technology))
             .add("ea:executesInPython", _bool(stage.executes_in_python))
             .adds("dcterms:isPartOf", (_iri("atlas", a) for a in stage.atlases))
-            .adds("prov:wasDerivedFrom", (_iri("citation", c) for c in stage.citations))
-            .adds("ea:unsupportedClaim", map(_text, stage.unsupported_claims))
             .add("ea:order", _opt(str, stage.order))
             .add("owl:deprecated", _opt(_bool, stage.deprecated))
             .add("dcterms:isReplacedBy", _opt(lambda s: _iri("stage", s), stage.replaced_by))
@@ -402,9 +426,7 @@ def to_turtle(document: AtlasDocument) -> list[TurtleFile]:  # noqa: C901 - a bl
             .add("ea:verb", _text(step.verb))
             .adds("ea:when", (_iri("scheme", v) for v in step.when))
             .adds("ea:whenAny", (_iri("scheme", d) for d in step.when_any))
-            .add("ea:whatHappens", _text(step.what_happens))
-            .adds("prov:wasDerivedFrom", (_iri("citation", c) for c in step.citations))
-            .adds("ea:unsupportedClaim", map(_text, step.unsupported_claims))
+            .add("ea:endsPython", _opt(_bool, step.ends_python))
             .add("ea:order", _opt(str, step.order))
             .add("owl:deprecated", _opt(_bool, step.deprecated))
             .add("dcterms:isReplacedBy", _opt(lambda s: _iri("step", s), step.replaced_by))
@@ -445,8 +467,6 @@ def to_turtle(document: AtlasDocument) -> list[TurtleFile]:  # noqa: C901 - a bl
             _Block(_iri("technology", tech.id), "ea:Technology")
             .add("rdfs:label", _text(tech.label))
             .add("ea:kind", _iri("scheme", tech.kind))
-            .add("dcterms:description", _text(tech.description))
-            .adds("prov:wasDerivedFrom", (_iri("citation", c) for c in tech.citations))
             .add("ea:order", _opt(str, tech.order))
             .text()
         )
@@ -457,9 +477,33 @@ def to_turtle(document: AtlasDocument) -> list[TurtleFile]:  # noqa: C901 - a bl
             .add("ea:from", _iri("technology", relation.from_technology))
             .add("ea:to", _iri("technology", relation.to_technology))
             .add("ea:relation", _text(relation.relation))
-            .adds("prov:wasDerivedFrom", (_iri("citation", c) for c in relation.citations))
             .add("ea:order", _opt(str, relation.order))
             .text()
+        )
+    claimed: list[tuple[str, str, Any]] = [
+        *((f"{a.id}.ttl", _iri("atlas", a.id), a) for a in document.atlases),
+        *((f"{s.atlases[0]}.ttl", _iri("stage", s.id), s) for s in document.stages),
+        *((f"{s.atlas}.ttl", _iri("step", s.id), s) for s in document.steps),
+        *(("technologies.ttl", _iri("technology", t.id), t) for t in document.technologies),
+        *(("technologies.ttl", _iri("relation", r.id), r) for r in document.relations),
+        *(
+            (scheme_file.get(sc.id, "catalog.ttl"), _iri("scheme", v.id), v)
+            for sc in document.schemes
+            for v in sc.values
+        ),
+    ]
+    for name, owner, item in claimed:
+        files.setdefault(name, []).extend(
+            _Block(_iri("claim", claim.id), "ea:Claim")
+            .add("ea:about", owner)
+            .add("ea:order", _opt(str, claim.order))
+            .add("rdf:value", _text(claim.text))
+            .adds("prov:wasDerivedFrom", (_iri("citation", c) for c in claim.citations))
+            .adds("ea:observedIn", (_iri("witness", o) for o in claim.observed_in))
+            .add("ea:unsupported", _opt(_bool, claim.unsupported))
+            .add("skos:editorialNote", _opt(_text, claim.note))
+            .text()
+            for claim in item.claims
         )
     return [
         TurtleFile(name, _PREFIXES + "\n" + "\n".join(blocks))

@@ -44,7 +44,7 @@ def test_steps_are_numbered_and_resolved(index: Index) -> None:
     assert "\u201cthe toy runs\u201d (checked 2026-12-01)" in text
 
 
-def test_python_ends_are_derived_from_the_stages(index: Index) -> None:
+def test_python_ends_are_the_steps_the_data_marks(index: Index) -> None:
     path = index.path("slow", "x", atlas="toy")
     assert [j.id for j in path.python_ends] == ["toy-interp-slow"]
 

@@ -109,13 +109,27 @@ def test_bad_input_is_also_reported_as_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = copy_mini(tmp_path)
-    _mutate(folder, _load(BAD / "step-without-citation.toml"))
+    _mutate(folder, _load(BAD / "claim-without-support.toml"))
     assert main(["check", "--dataset", str(folder), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["exitCode"] == 1
     shapes = next(c for c in report["checks"] if c["name"] == "shapes")
-    (problem,) = shapes["problems"]
+    # the claim lost its one citation: the claim has no support, the citation backs no claim
+    citation, claim = sorted(shapes["problems"], key=lambda p: p["subject"])
+    assert citation["subject"].endswith("/citation/spec-compiler")
+    problem = claim
     assert problem["severity"] == "violation"
-    assert problem["subject"].endswith("/step/toy-interpreter-calls-compiler")
+    assert problem["subject"].endswith("/claim/step-toy-interpreter-calls-compiler-1")
+    assert "has no support" in problem["message"]
+    (summary,) = report["claims"]
+    assert summary == {
+        "atlas": "toy",
+        "claims": 15,
+        "fullyCited": 4,
+        "partiallyCited": 3,
+        "observed": 0,
+        "unsupported": 7,
+        "withoutSupport": 1,
+    }
     assert problem["file"].endswith("toy.ttl")
     assert isinstance(problem["line"], int)

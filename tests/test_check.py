@@ -13,7 +13,7 @@ from atlas import _graph, schema, turtle, verify
 from atlas.cli import main
 from checkkit import MINI, copy_mini, no_network, snapshot
 
-TODAY = dt.date(2026, 12, 2)
+TODAY = dt.date(2026, 12, 3)
 SHARED_SOURCES = Path(__file__).resolve().parents[2] / "shared" / "sources"
 
 
@@ -32,6 +32,8 @@ def test_the_mini_dataset_passes_every_check() -> None:
         "shapes": "ran",
         "consistency": "ran",
         "dates": "ran",
+        "markup": "ran",
+        "claims": "ran",
         "quotes": "ran",
         "online": "skipped",
         "export": "ran",
@@ -39,20 +41,34 @@ def test_the_mini_dataset_passes_every_check() -> None:
     }
 
 
-def test_partial_support_and_unsupported_claims_are_warnings_with_their_ids() -> None:
+def test_flagged_claims_are_warnings_with_their_ids_and_the_summary_counts_claims() -> None:
     report = _check()
-    warnings = {(p.code, p.subject) for p in report.warnings}
+    warnings = {(p.code, p.subject.rsplit("/", 1)[1]) for p in report.warnings if p.subject}
     assert warnings == {
-        ("unsupported", "https://w3id.org/execution-atlas/stage/toy-compiler"),
-        ("partial", "https://w3id.org/execution-atlas/citation/guide-one-at-a-time"),
+        ("unsupported", claim)
+        for claim in (
+            "atlas-toy-1",
+            "stage-toy-source-1",
+            "stage-toy-compiler-1",
+            "stage-toy-compiler-2",
+            "stage-toy-cpu-1",
+            "stage-toy-gpu-1",
+            "technology-toy-c-1",
+        )
     }
     assert all(p.file and p.file.endswith("toy.ttl") and p.line for p in report.warnings)
+    # partial citations are counted, not listed one by one
+    (summary,) = report.claims
+    assert str(summary) == (
+        "toy: 15 claims; 5 fully cited, 3 partially cited, 0 observed, 7 flagged unsupported"
+    )
+    assert f"  {summary}" in report.text().splitlines()
 
 
 def test_old_check_dates_are_warnings_and_future_ones_violations() -> None:
     later = _check(today=TODAY + dt.timedelta(days=400))
     stale = [p for p in later.warnings if p.code == "stale-date"]
-    assert len(stale) == 4  # the four citations
+    assert len(stale) == 8  # the eight citations
     assert later.exit_code == 0
     assert "limit 365" in stale[0].message
     assert not [p for p in _check(max_age_days=10_000).warnings if p.code == "stale-date"]
@@ -68,16 +84,18 @@ def test_the_report_reads_well_and_ends_with_a_summary() -> None:
     lines = text.splitlines()
     assert lines[0] == "Turtle files: ok (3 files)"
     assert "quotes online: skipped (no --online)" in lines
+    assert "claim support: 7 warnings" in lines
     assert lines[-1] == (
-        "atlas check: no violations, 2 warnings (7 checks run, skipped: quotes online)"
+        "atlas check: no violations, 7 warnings (9 checks run, skipped: quotes online)"
     )
 
 
 def test_the_json_report_holds_every_problem(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["check", "--dataset", str(MINI), "--today", "2026-12-02", "--json"])
+    status = main(["check", "--dataset", str(MINI), "--today", "2026-12-03", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert status == data["exitCode"] == 0
-    assert data["warnings"] == 2
+    assert data["warnings"] == 7
+    assert [c["atlas"] for c in data["claims"]] == ["toy"]
     assert {c["name"] for c in data["checks"]} >= {"shapes", "export", "json-schema"}
     problems = [p for c in data["checks"] for p in c["problems"]]
     assert {p["severity"] for p in problems} == {"warning"}
@@ -149,7 +167,7 @@ def test_a_missing_snapshot_is_a_violation(tmp_path: Path) -> None:
     (folder / "sources" / "toy-spec.txt").unlink()
     report = verify.check(dataset=folder, sources=folder / "sources", today=TODAY)
     missing = [p for p in report.violations if p.code == "snapshot-missing"]
-    assert len(missing) == 2  # both citations of the toy spec
+    assert len(missing) == 4  # the four citations of the toy spec
     assert "'toy-spec.txt'" in missing[0].message
 
 

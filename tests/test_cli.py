@@ -43,9 +43,14 @@ def test_path_prints_numbered_steps_with_sources(capsys: pytest.CaptureFixture[s
     assert [int(line.split(".", 1)[0]) for line in numbered] == list(range(1, 13))
     assert "\u2014" in numbered[0]
     assert "\u2192" in numbered[0]
-    assert "Source: " in out
+    # each sentence carries the numbers of its sources, listed under the step
+    assert re.search(r"\. \[1\]", out)
+    assert re.search(r"^   \[1\] .* <https://", out, re.MULTILINE)
     assert "checked 20" in out
-    assert out.rstrip().splitlines()[-1].startswith("Where Python ends: step ")
+    ends = out.rstrip().split("\n\n")[-1].splitlines()
+    dynamo = "CPython interpreter \u2014 is intercepted by \u2192 TorchDynamo"
+    assert ends[0] == f"Where Python ends: step 2 ({dynamo})"
+    assert ends[1].startswith("Under torch.compile, Python's part ends earlier")
 
 
 def test_path_json_is_the_model_dump(capsys: pytest.CaptureFixture[str]) -> None:
@@ -260,4 +265,4 @@ def test_file_names_that_are_not_utf8_are_printed_escaped(
     assert f"{folder}/toy.ttl" in files
     code, out, _ = run(capsys, "check", "--dataset", str(folder))
     assert code == 0
-    assert "data\\xff/toy.ttl:83: warning" in out  # the byte, as a text shows it
+    assert "data\\xff/toy.ttl:31: warning" in out  # the byte, as a text shows it

@@ -17,11 +17,28 @@ from checkkit import MINI
 OLD = export.read(MINI / "atlas.json")
 
 
+DERIVED = ("description", "whatHappens", "statement", "citations", "unsupportedClaims")
+
+
 def _changed(**records: Any) -> AtlasDocument:
-    """The mini export with collections replaced; ``records`` map a key to new JSON data."""
+    """The mini export with collections replaced; ``records`` map a key to new JSON data.
+
+    The keys made from claims (``description``...) are dropped from changed records: the
+    models make them again from the claims.
+    """
     data = export.to_data(OLD)
-    data.update(records)
+    for key, items in records.items():
+        kept = items
+        if isinstance(items, list) and key != "citations":
+            kept = [{k: v for k, v in item.items() if k not in DERIVED} for item in items]
+        data[key] = kept
     return AtlasDocument.model_validate(data)
+
+
+def _renamed_claims(record: dict[str, Any], owner: str) -> dict[str, Any]:
+    """A copy of a record whose claims have ids of their own (a claim is part of one text)."""
+    claims = [{**c, "id": f"{owner}-{n}"} for n, c in enumerate(record["claims"], 1)]
+    return {**record, "claims": claims}
 
 
 def _data(key: str) -> list[dict[str, Any]]:
@@ -40,7 +57,8 @@ def test_an_export_compared_with_itself_is_empty() -> None:
 
 def test_a_new_stage_is_an_addition_needing_a_minor_bump() -> None:
     stages = _data("stages")
-    stages.append({**stages[-1], "id": "toy-tpu", "label": "TPU", "order": 6})
+    tpu = {**stages[-1], "id": "toy-tpu", "label": "TPU", "order": 6}
+    stages.append(_renamed_claims(tpu, "stage-toy-tpu"))
     result = diff.diff(OLD, _changed(stages=stages, version="1.3.0"))
     (change,) = result.changes
     assert (change.kind, change.collection, change.id, change.level) == (
@@ -57,7 +75,7 @@ def test_a_new_stage_is_an_addition_needing_a_minor_bump() -> None:
 
 def test_a_refreshed_quote_and_date_is_a_patch() -> None:
     citations = _data("citations")
-    citations[0]["retrievedOn"] = "2026-12-01"
+    citations[0]["retrievedOn"] = "2026-12-01T00:00:00Z"
     citations[0]["selector"] = {"type": "TextQuoteSelector", "exact": "The toy interpreter reads"}
     result = diff.diff(OLD, _changed(citations=citations, version="1.2.4"))
     (change,) = result.changes
@@ -73,9 +91,14 @@ def test_a_refreshed_quote_and_date_is_a_patch() -> None:
 
 def test_a_changed_description_is_minor() -> None:
     stages = _data("stages")
-    stages[0]["description"] = "Something else."
+    stages[0]["claims"][0]["text"] = "Something else."
     (change,) = diff.diff(OLD, _changed(stages=stages)).changes
-    assert (change.kind, change.fields, change.level) == ("changed", ("description",), "minor")
+    # the claim was flagged unsupported: the list of flagged texts changed with it
+    assert (change.kind, change.fields, change.level) == (
+        "changed",
+        ("claims", "description", "unsupportedClaims"),
+        "minor",
+    )
 
 
 def test_a_removed_step_is_a_violation_needing_a_major_bump() -> None:
@@ -161,7 +184,8 @@ def test_the_cli_prints_a_changelog_and_exits_1_on_a_removal(
 ) -> None:
     steps = _data("steps")
     stages = _data("stages")
-    stages.append({**stages[-1], "id": "toy-tpu", "label": "TPU", "order": 6})
+    tpu = {**stages[-1], "id": "toy-tpu", "label": "TPU", "order": 6}
+    stages.append(_renamed_claims(tpu, "stage-toy-tpu"))
     new = _write(tmp_path / "new.json", _changed(steps=steps[1:], stages=stages, version="2.0.0"))
     status = main(["diff", str(MINI / "atlas.json"), str(new)])
     out, err = capsys.readouterr()

@@ -112,7 +112,8 @@ def test_an_oversized_file_is_a_violation(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(f"atlas.verify.{limit}", size)
+    module = "_sourcecheck" if limit == "MAX_SNAPSHOT_BYTES" else "verify"
+    monkeypatch.setattr(f"atlas.{module}.{limit}", size)
     status, out = _check(copy_mini(tmp_path), capsys)
     assert status == 1
     assert f"over the limit of {size} bytes" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import stat
 import subprocess
 import sys
@@ -97,10 +98,14 @@ def test_atlas_path_without_a_table_answers_through_the_models(
 def test_atlas_export_writes_the_table_with_the_shipped_export(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    export, table = tmp_path / "atlas.json", tmp_path / "paths.json"
+    folder = tmp_path / "dataset"  # a checkout's dataset/: its Turtle and witness records
+    shutil.copytree(Path(str(_resources.dataset_dir())), folder)
+    export, table = folder / "atlas.json", folder / "paths.json"
+    export.unlink()
+    table.unlink()
     monkeypatch.setattr(_resources, "export_file", lambda: export)
     monkeypatch.setattr(_resources, "path_table_file", lambda: table)
-    assert main(["export"]) == 0
+    assert main(["export", "--dataset", str(folder)]) == 0
     assert export.read_bytes() == EXPORT.read_bytes()
     assert table.read_bytes() == TABLE.read_bytes()
     for written in (export, table):  # readable by all, as a file written by open() would be

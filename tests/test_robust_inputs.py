@@ -161,7 +161,7 @@ def test_a_literal_over_16_mib_is_a_violation_at_its_line(
     assert text.count(old) == 1
     toy.write_text(text.replace(old, '"' + "x" * (17 * 1024 * 1024) + '"'), encoding="utf-8")
     line = _check_line(folder, capsys, "longer than 16 MiB")
-    number = text.splitlines().index('    dcterms:description "An accelerator." ;') + 1
+    number = text.splitlines().index('    rdf:value "An accelerator." ;') + 1
     assert f"{toy}:{number}: violation: Turtle syntax error" in line
 
 
@@ -178,8 +178,11 @@ def test_a_literal_over_16_mib_once_escaped_is_a_violation_of_its_resource(
         encoding="utf-8",
     )
     line = _check_line(folder, capsys, "written in N-Triples, longer than 16 MiB")
-    number = text.splitlines().index("stage:toy-gpu a ea:Stage ;") + 1
-    assert f"{toy}:{number}: violation: https://w3id.org/execution-atlas/stage/toy-gpu:" in line
+    number = text.splitlines().index("claim:stage-toy-gpu-1 a ea:Claim ;") + 1
+    assert (
+        f"{toy}:{number}: violation: https://w3id.org/execution-atlas/claim/stage-toy-gpu-1:"
+        in line
+    )
 
 
 def test_a_turtle_file_that_is_not_utf_8_is_a_violation_at_its_line(
@@ -257,8 +260,10 @@ BAD_EXPORTS: dict[str, tuple[str | bytes, str, str]] = {
     ),
     "dangling-source": (
         _mini_with(
-            '"source": "https://example.org/toy/guide.html",\n      "support": "full"',
-            '"source": "https://example.org/toy/lost.html",\n      "support": "full"',
+            '"source": "https://example.org/toy/guide.html",\n      "support": "partial",\n'
+            '      "supportNote": "Does not say where they run."',
+            '"source": "https://example.org/toy/lost.html",\n      "support": "partial",\n'
+            '      "supportNote": "Does not say where they run."',
         ),
         "no source has the URL <https://example.org/toy/lost.html>",
         "lost.html",
@@ -266,13 +271,16 @@ BAD_EXPORTS: dict[str, tuple[str | bytes, str, str]] = {
     "duplicate-id": (
         _mini_with('"id": "toy-spec",', '"id": "toy-guide",'),
         "/sources/1(toy-guide)/id: duplicate id 'toy-guide', also at /sources/0(toy-guide)",
-        '"id": "toy-guide",\n      "retrievedOn"',
+        '"id": "toy-guide",\n      "primary": false',
     ),
     "stage-in-no-atlas": (
         _mini_with(
             '"atlases": [\n        "toy"\n      ],\n      "citations": [],\n'
-            '      "description": "The host processor.",',
-            '"atlases": [],\n      "citations": [],\n      "description": "The host processor.",',
+            '      "claims": [\n        {\n          "citations": [],\n'
+            '          "id": "stage-toy-cpu-1",',
+            '"atlases": [],\n      "citations": [],\n'
+            '      "claims": [\n        {\n          "citations": [],\n'
+            '          "id": "stage-toy-cpu-1",',
         ),
         "/stages/3(toy-cpu): is part of no atlas",
         '"id": "toy-cpu"',

@@ -36,23 +36,26 @@ P = """
 @prefix dcterms: <http://purl.org/dc/terms/> .
 @prefix toy-mode: <https://w3id.org/execution-atlas/scheme/toy-mode/> .
 """
-GPU = 'dcterms:description "An accelerator." ;\n    ea:executesInPython false ;'
+GPU = 'rdf:value "An accelerator." ;'
+GPU_ORDER = "    dcterms:isPartOf atlas:toy ;\n    ea:order 5 .\n\nclaim:stage-toy-gpu-1"
 QUOTE_2 = '\n    oa:hasSelector [ a oa:TextQuoteSelector ;\n        oa:exact "Statements'
 # Changes to the mini dataset, each caught by a shape: (file, old text, new text); old=None adds.
 CHANGES: dict[str, list[tuple[str, str | None, str]]] = {
     "two-verbs": [("toy.ttl", 'ea:verb "calls" ;', 'ea:verb "calls", "invokes" ;')],
-    "order-as-string": [
-        ("toy.ttl", "ea:order 5 .\n\n# --- steps", 'ea:order "5" .\n\n# --- steps')
-    ],
-    "order-decimal": [("toy.ttl", "ea:order 5 .\n\n# --- steps", "ea:order 5.0 .\n\n# --- steps")],
-    "order-ill-typed": [
-        ("toy.ttl", "ea:order 5 .\n\n# --- steps", 'ea:order "x"^^xsd:integer .\n\n# --- steps')
-    ],
+    "order-as-string": [("toy.ttl", GPU_ORDER, GPU_ORDER.replace("5", '"5"'))],
+    "order-decimal": [("toy.ttl", GPU_ORDER, GPU_ORDER.replace("5", "5.0"))],
+    "order-ill-typed": [("toy.ttl", GPU_ORDER, GPU_ORDER.replace("5", '"x"^^xsd:integer'))],
     "date-ill-typed": [("catalog.ttl", '"2026-11-30"^^xsd:date', '"20261130"^^xsd:date')],
     "date-as-string": [("catalog.ttl", '"2026-11-30"^^xsd:date', '"2026-11-30"')],
     "language-tag": [("toy.ttl", GPU, GPU.replace('accelerator."', 'accelerator."@en'))],
     "empty-verb": [("toy.ttl", 'ea:verb "calls" ;', 'ea:verb "" ;')],
-    "support-not-in-list": [("toy.ttl", 'ea:support "partial" ;', 'ea:support "none" ;')],
+    "support-not-in-list": [
+        (
+            "toy.ttl",
+            'ea:support "partial" ;\n    ea:supportNote "Does not say where they run."',
+            'ea:support "none" ;\n    ea:supportNote "Does not say where they run."',
+        )
+    ],
     "two-quotes": [
         (
             "toy.ttl",
@@ -100,7 +103,7 @@ CHANGES: dict[str, list[tuple[str, str | None, str]]] = {
     ],
     "relation": [
         ("toy.ttl", "ea:from tech:toy-lang ;", "ea:from stage:toy-cpu ;"),
-        ("toy.ttl", 'ea:relation "written in" ;\n    prov:wasDerivedFrom cite:spec-compiler ;', ""),
+        ("toy.ttl", "    ea:about relation:toy-lang-written-in-toy-c ;\n", ""),
     ],
     "dimension-added-in-another-file": [
         ("catalog.ttl", None, P + "atlas:toy ea:dimension scheme:stage-kind .\n")
@@ -110,8 +113,10 @@ CHANGES: dict[str, list[tuple[str, str | None, str]]] = {
             "catalog.ttl",
             None,
             P + "step:extra a ea:Step ; dcterms:isPartOf atlas:toy ; ea:from stage:toy-cpu ; "
-            'ea:to stage:toy-gpu ; ea:verb "v" ; ea:whatHappens "w" ; ea:when toy-mode:compiled ; '
-            "prov:wasDerivedFrom cite:spec-targets ; ea:order 9 .\n",
+            'ea:to stage:toy-gpu ; ea:verb "v" ; ea:when toy-mode:compiled ; ea:order 9 .\n'
+            "<https://w3id.org/execution-atlas/claim/step-extra-1> a ea:Claim ; "
+            'ea:about step:extra ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#value> "w" ; '
+            "ea:unsupported true .\n",
         )
     ],
 }
@@ -167,7 +172,8 @@ def _pyshacl_problems(graph: rdflib.Graph, where: Any) -> list[Problem]:
             focus = graph.value(None, URIRef(expand("oa:hasSelector")), focus) or focus
         subject = str(focus) if isinstance(focus, URIRef) else None
         key = None
-        if path is not None:
+        inverse = isinstance(path, BNode) and results.value(path, URIRef(SH + "inversePath"))
+        if path is not None and not inverse:
             last = path if isinstance(path, URIRef) else list(Collection(results, path))[-1]
             types = [str(t) for t in graph.objects(focus, RDF.type)]
             key = schema.predicate_key(str(last), types[0] if len(types) == 1 else None)

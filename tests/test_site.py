@@ -33,7 +33,9 @@ pytestmark = pytest.mark.skipif(
 from atlas import site  # noqa: E402 - after the skip: the site package needs jinja2
 
 HOSTILE = '<script>alert("owned")</script> & <b>bold</b>'
-WEIGHT_LIMIT = 300 * 1024
+# Claim-level evidence (issue 16) took the citations from 169 to 413 and the heaviest page from
+# 290 to 307 KiB; issue 20 redesigns the views to well under 100 KB each.
+WEIGHT_LIMIT = 330 * 1024
 
 
 RUN_START = dt.datetime(2026, 12, 2, 17, 2, 21, tzinfo=dt.UTC)
@@ -409,7 +411,7 @@ def test_the_shipped_pytorch_page_shows_what_the_witness_runs_observed(shipped) 
     html = (out / "pytorch" / "index.html").read_text()
     assert 'id="witness-pytorch-nvidia-gpu-20261202-170221"' in html
     assert "Triton 3.6.0" in html
-    assert "witness" not in (out / "llamacpp" / "index.html").read_text()
+    assert 'id="witness-' not in (out / "llamacpp" / "index.html").read_text()
 
 
 def internal_links(out: Path, page: Path) -> list[tuple[Path, str]]:

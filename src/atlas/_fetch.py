@@ -1,36 +1,43 @@
-"""Fetch cited pages for ``atlas check --online``: https only, same host, bounded time and size.
+"""Download cited documents: https only, same host, bounded time and size; pages read as text.
 
-Only :func:`online_problems` touches the network, and only when asked to. Each source URL is
-fetched once; its HTML is reduced to text (stdlib ``html.parser``), whitespace is collapsed, and
-every quote citing it is looked up verbatim.
+Nothing here runs unless asked (``atlas sources fetch``, ``atlas check --online``). A download
+never raises for network trouble: it says why it failed. An HTML page is reduced to the text a
+reader sees (:func:`page_text`, with BeautifulSoup): scripts, styles, the head and hidden
+elements dropped, a line break at each block.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from atlas._iri import BASE_IRI
-from atlas.errors import Problem
+from atlas._quotes import normalise
 
 if TYPE_CHECKING:
     import httpx
 
-    from atlas.models import AtlasDocument
-
-__all__ = ["FetchPolicy", "Page", "fetch", "html_text", "online_problems", "refusal"]
+__all__ = [
+    "Download",
+    "FetchPolicy",
+    "Page",
+    "client",
+    "download",
+    "fetch",
+    "html_text",
+    "page_text",
+    "refusal",
+]
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 @dataclass(frozen=True)
 class FetchPolicy:
-    """Limits of an online check. ``allow_http_loopback`` and ``rewrite`` exist for tests."""
+    """Limits of a download. ``allow_http_loopback`` and ``rewrite`` exist for tests."""
 
     timeout: float = 15.0
     max_bytes: int = 10 * 2**20
@@ -43,8 +50,32 @@ class FetchPolicy:
 
 
 @dataclass(frozen=True)
+class Download:
+    """The body of a fetched URL and its media type, or why it could not be fetched."""
+
+    url: str
+    body: bytes | None = None
+    media_type: str = ""
+    charset: str | None = None
+    error: str | None = None
+
+    @property
+    def is_html(self) -> bool:
+        """Whether the body is an HTML page (by its media type, else by its first bytes)."""
+        if self.media_type in ("text/html", "application/xhtml+xml"):
+            return True
+        head = (self.body or b"").lstrip()[:15].lower()
+        return not self.media_type.startswith("text/") and head.startswith((b"<!doctype", b"<html"))
+
+    @property
+    def is_text(self) -> bool:
+        """Whether the body is text a quote can be looked up in (plain text, Markdown, HTML)."""
+        return not self.media_type or self.media_type.startswith("text/") or self.is_html
+
+
+@dataclass(frozen=True)
 class Page:
-    """The text of a fetched page, or why it could not be fetched."""
+    """The text of a fetched page, whitespace collapsed, or why it could not be fetched."""
 
     url: str
     text: str | None = None
@@ -70,65 +101,77 @@ def refusal(url: str, policy: FetchPolicy, host: str | None = None) -> str | Non
     return None
 
 
-class _TextExtractor(HTMLParser):
-    _SKIP = frozenset({"script", "style", "noscript", "template", "head", "svg"})
-    _BLOCK = frozenset(
-        {
-            "address",
-            "article",
-            "aside",
-            "blockquote",
-            "br",
-            "dd",
-            "div",
-            "dl",
-            "dt",
-            "figcaption",
-            "figure",
-            "footer",
-            "h1",
-            "h2",
-            "h3",
-            "h4",
-            "h5",
-            "h6",
-            "header",
-            "hr",
-            "li",
-            "main",
-            "nav",
-            "ol",
-            "p",
-            "pre",
-            "section",
-            "table",
-            "td",
-            "th",
-            "tr",
-            "ul",
-        }
+#: Elements whose content a reader never sees.
+_UNSEEN = ("script", "style", "noscript", "template", "head", "svg", "iframe", "object")
+#: Elements that start a new line where a browser shows them.
+_BLOCKS = (
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "br",
+    "dd",
+    "details",
+    "div",
+    "dl",
+    "dt",
+    "figcaption",
+    "figure",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "td",
+    "th",
+    "tr",
+    "ul",
+)
+
+
+def page_text(html: str | bytes, encoding: str | None = None) -> str:
+    """The text a reader sees on an HTML page: one line per block, spaces collapsed in each.
+
+    ``html`` as bytes is decoded by BeautifulSoup (``encoding`` first, then the page's own
+    declaration, then a guess).
+
+    >>> print(page_text("<h1>Title</h1><p>The <code>torch</code>  API<script>x()</script></p>"))
+    Title
+    The torch API
+    """
+    from bs4 import BeautifulSoup  # noqa: PLC0415 - only pages need it
+    from bs4.element import PreformattedString  # noqa: PLC0415
+
+    soup = BeautifulSoup(
+        html, "html.parser", from_encoding=encoding if isinstance(html, bytes) else None
     )
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skipping = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: ARG002
-        if tag in self._SKIP:
-            self.skipping += 1
-        elif tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP:
-            self.skipping = max(0, self.skipping - 1)
-        elif tag in self._BLOCK:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.skipping:
-            self.parts.append(data)
+    for unseen in soup.find_all([*_UNSEEN]):
+        unseen.decompose()
+    for hidden in soup.find_all(None, attrs={"hidden": True}):
+        hidden.decompose()
+    for special in soup.find_all(string=lambda s: isinstance(s, PreformattedString)):
+        special.extract()  # comments, the doctype, processing instructions: never shown
+    for string in soup.find_all(string=True):  # as a browser shows text: spaces collapsed
+        if string.find_parent(["pre", "textarea"]) is None:
+            string.replace_with(re.sub(r"\s+", " ", string))
+    for block in soup.find_all([*_BLOCKS]):
+        block.insert_before("\n")
+        block.insert_after("\n")
+    lines = (re.sub(r"[^\S\n]+", " ", line).strip() for line in soup.get_text().splitlines())
+    return "\n".join(line for line in lines if line)
 
 
 def html_text(html: str) -> str:
@@ -137,15 +180,17 @@ def html_text(html: str) -> str:
     >>> html_text("<p>The <code>torch</code> API</p><p>is &amp; was</p><script>x()</script>")
     'The torch API is & was'
     """
-    parser = _TextExtractor()
-    parser.feed(html)
-    parser.close()
-    return normalise("".join(parser.parts))
+    return normalise(page_text(html))
 
 
-def normalise(text: str) -> str:
-    """Collapse every run of whitespace to one space and strip the ends."""
-    return re.sub(r"\s+", " ", text).strip()
+def client(policy: FetchPolicy) -> httpx.Client:
+    """An HTTP client for ``policy``: its timeout, no automatic redirects, our user agent."""
+    import httpx  # noqa: PLC0415
+
+    from atlas._version import __version__  # noqa: PLC0415
+
+    headers = {"user-agent": f"execution-atlas/{__version__} (+{BASE_IRI})"}
+    return httpx.Client(timeout=policy.timeout, follow_redirects=False, headers=headers)
 
 
 def _rewritten(url: str, policy: FetchPolicy) -> str:
@@ -155,98 +200,58 @@ def _rewritten(url: str, policy: FetchPolicy) -> str:
     return url
 
 
-def fetch(url: str, policy: FetchPolicy, client: httpx.Client) -> Page:
-    """Fetch one page's text under ``policy``; never raises for network trouble."""
+def download(url: str, policy: FetchPolicy, http: httpx.Client) -> Download:
+    """GET ``url`` under ``policy``; never raises for network trouble.
+
+    Redirects are followed on the same host only, each one checked first; the body is read up
+    to ``policy.max_bytes``.
+    """
     import httpx  # noqa: PLC0415
 
     try:
-        return _follow(url, policy, client)
+        return _follow(url, policy, http)
     except httpx.TimeoutException:
-        return Page(url, error=f"timed out after {policy.timeout:g} s")
-    except httpx.HTTPError as error:
-        return Page(url, error=f"{type(error).__name__}: {error}")
+        return Download(url, error=f"timed out after {policy.timeout:g} s")
+    except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as error:
+        return Download(url, error=f"{type(error).__name__}: {error}")
 
 
-def _follow(url: str, policy: FetchPolicy, client: httpx.Client) -> Page:
-    """GET ``url``, following redirects on the same host only, each one checked first."""
+def _follow(url: str, policy: FetchPolicy, http: httpx.Client) -> Download:
     current = _rewritten(url, policy)
     why = refusal(current, policy)
     host = urlsplit(current).hostname
     for _ in range(policy.max_redirects + 1):
         if why:
-            return Page(url, error=f"refused: {why}")
-        with client.stream("GET", current) as response:
+            return Download(url, error=f"refused: {why}")
+        with http.stream("GET", current) as response:
             if not response.is_redirect:
-                return _page(url, response, policy)
+                return _body(url, response, policy)
             current = urljoin(current, response.headers.get("location", ""))
             why = refusal(current, policy, host)
-    return Page(url, error=f"more than {policy.max_redirects} redirects")
+    return Download(url, error=f"more than {policy.max_redirects} redirects")
 
 
-def _page(url: str, response: httpx.Response, policy: FetchPolicy) -> Page:
-    """The text of a final response, read up to the size cap."""
+def _body(url: str, response: httpx.Response, policy: FetchPolicy) -> Download:
+    """The body of a final response, read up to the size cap."""
     if response.status_code != 200:  # noqa: PLR2004 - HTTP OK
-        return Page(url, error=f"HTTP {response.status_code} {response.reason_phrase}")
+        return Download(url, error=f"HTTP {response.status_code} {response.reason_phrase}")
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > policy.max_bytes:
-        return Page(url, error=f"page too large ({declared} bytes, limit {policy.max_bytes})")
+        return Download(url, error=f"page too large ({declared} bytes, limit {policy.max_bytes})")
     body = bytearray()
     for chunk in response.iter_bytes():
         body += chunk
         if len(body) > policy.max_bytes:
-            return Page(url, error=f"page too large (over {policy.max_bytes} bytes)")
-    text = bytes(body).decode(response.charset_encoding or "utf-8", errors="replace")
-    kind = response.headers.get("content-type", "")
-    head = text.lstrip()[:15].lower()
-    is_html = "html" in kind or head.startswith(("<!doctype", "<html"))
-    return Page(url, text=html_text(text) if is_html else normalise(text))
+            return Download(url, error=f"page too large (over {policy.max_bytes} bytes)")
+    media_type = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return Download(url, bytes(body), media_type, response.charset_encoding)
 
 
-def online_problems(document: AtlasDocument, policy: FetchPolicy | None = None) -> list[Problem]:
-    """Fetch every cited source and look up each quote on the live page.
-
-    A quote missing from its page is a violation (drift); a page that cannot be fetched is a
-    warning naming the reason.
-    """
-    import httpx  # noqa: PLC0415
-
-    policy = policy or FetchPolicy()
-    cited = sorted({c.source for c in document.citations})
-    from atlas._version import __version__  # noqa: PLC0415
-
-    headers = {"user-agent": f"execution-atlas-check/{__version__} (+{BASE_IRI})"}
-    with (
-        httpx.Client(timeout=policy.timeout, follow_redirects=False, headers=headers) as client,
-        ThreadPoolExecutor(max_workers=max(1, policy.workers)) as pool,
-    ):
-        fetched = pool.map(lambda u: fetch(u, policy, client), cited)
-        pages = dict(zip(cited, fetched, strict=True))
-    problems: list[Problem] = []
-    for url in cited:
-        page = pages[url]
-        if page.error is not None:
-            problems.append(
-                Problem(
-                    "warning",
-                    f"cannot verify quotes online: <{url}>: {page.error}",
-                    subject=url,
-                    hint="check the URL, or retry later",
-                    code="unreachable",
-                )
-            )
-    for citation in document.citations:
-        page = pages[citation.source]
-        if page.text is None:
-            continue
-        quote = normalise(citation.quote)
-        if quote not in page.text:
-            problems.append(
-                Problem(
-                    "violation",
-                    f"quote no longer on its page <{citation.source}>: {quote[:80]!r}",
-                    subject=f"{BASE_IRI}citation/{citation.id}",
-                    hint="the page changed: re-check the quote, update it and pav:retrievedOn",
-                    code="drift",
-                )
-            )
-    return problems
+def fetch(url: str, policy: FetchPolicy, http: httpx.Client) -> Page:
+    """Fetch one page's text under ``policy`` (HTML reduced to what a reader sees)."""
+    got = download(url, policy, http)
+    if got.body is None:
+        return Page(url, error=got.error)
+    if got.is_html:
+        return Page(url, text=normalise(page_text(got.body, got.charset)))
+    return Page(url, text=normalise(got.body.decode(got.charset or "utf-8", errors="replace")))

@@ -26,4 +26,15 @@ NAMESPACES: dict[str, str] = {
 }
 
 #: The kinds of identifier, each with its IRI base ``BASE_IRI + kind + "/"``.
-ID_KINDS = ("atlas", "stage", "step", "citation", "technology", "scheme", "relation", "source")
+ID_KINDS = (
+    "atlas",
+    "stage",
+    "step",
+    "claim",
+    "citation",
+    "technology",
+    "scheme",
+    "relation",
+    "source",
+    "witness",
+)

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from atlas.models import ExecutionPath, JourneyStep
+    from atlas.models import ExecutionPath
 
 __all__ = ["build", "dumps", "lookup", "render"]
 
-FORMAT = 1  # bumped whenever the table's layout changes; another number is never read
+FORMAT = 2  # bumped whenever the table's layout changes; another number is never read
 
 
 def _compose(summary: str, blocks: Sequence[str], ends: str) -> str:
@@ -39,15 +39,17 @@ def _compose(summary: str, blocks: Sequence[str], ends: str) -> str:
     return "\n\n".join((summary, *blocks, ends)) + "\n"
 
 
-def _ends(python_ends: Sequence[JourneyStep]) -> str:
-    if not python_ends:
-        return "Where Python ends: nowhere in this path"
-    return "Where Python ends: " + "; ".join(f"step {j.number} ({j.label})" for j in python_ends)
+def _ends(result: ExecutionPath) -> str:
+    """Where Python ends: the steps, then what the chosen values say about it, in our words."""
+    steps = "; ".join(f"step {j.number} ({j.label})" for j in result.python_ends)
+    text = f"Where Python ends: {steps or 'nowhere in this path'}"
+    explained = [c.explanation for c in result.selection if c.explanation]
+    return "\n".join([text, *explained])
 
 
 def render(result: ExecutionPath) -> str:
     """The text ``atlas path`` prints for ``result``."""
-    return _compose(result.summary, [str(j) for j in result.steps], _ends(result.python_ends))
+    return _compose(result.summary, [str(j) for j in result.steps], _ends(result))
 
 
 def build(export_text: str) -> dict[str, Any]:
@@ -73,7 +75,7 @@ def build(export_text: str) -> dict[str, Any]:
         for result in index.all_paths(atlas.id):
             numbered = [blocks.setdefault(str(j), len(blocks)) for j in result.steps]
             key = " ".join(c.id for c in result.selection)
-            paths[key] = [result.summary, numbered, _ends(result.python_ends)]
+            paths[key] = [result.summary, numbered, _ends(result)]
         atlases[atlas.id] = {"dimensions": dimensions, "blocks": list(blocks), "paths": paths}
     return {
         "format": FORMAT,

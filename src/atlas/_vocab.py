@@ -12,9 +12,27 @@ from typing import Any, Literal
 
 from atlas._iri import BASE_IRI, NAMESPACES
 
-__all__ = ["CLASSES", "NAMESPACES", "ClassMap", "Term", "context", "expand"]
+__all__ = [
+    "CLASSES",
+    "NAMESPACES",
+    "ClassMap",
+    "Term",
+    "context",
+    "expand",
+]
 
-Kind = Literal["str", "strs", "ref", "refs", "date", "bool", "int", "nested", "reverse"]
+Kind = Literal[
+    "str",
+    "strs",
+    "ref",
+    "refs",
+    "date",
+    "datetime",
+    "bool",
+    "int",
+    "nested",
+    "reverse",
+]
 
 
 @dataclass(frozen=True)
@@ -68,7 +86,7 @@ CLASSES: dict[str, ClassMap] = {
             (
                 _t("label", "rdfs:label"),
                 _t("question", "ea:question"),
-                _t("description", "dcterms:description"),
+                Term("claims", "ea:about", "reverse", None, "Claim"),
                 _t("entryStage", "ea:entryStage", "ref", "stage/"),
                 _t("dimensions", "ea:dimension", "refs", "scheme/"),
                 _t("scopeNotes", "skos:scopeNote", "strs"),
@@ -96,6 +114,7 @@ CLASSES: dict[str, ClassMap] = {
                 _t("definition", "skos:definition"),
                 _t("summaryPhrase", "ea:summaryPhrase"),
                 _ORDER,
+                Term("claims", "ea:about", "reverse", None, "Claim"),
             ),
         ),
         ClassMap(
@@ -106,12 +125,10 @@ CLASSES: dict[str, ClassMap] = {
                 _t("label", "rdfs:label"),
                 _t("altLabels", "skos:altLabel", "strs"),
                 _t("kind", "ea:kind", "ref", "scheme/"),
-                _t("description", "dcterms:description"),
                 _t("technology", "ea:technology", "ref", "technology/"),
                 _t("executesInPython", "ea:executesInPython", "bool"),
                 _t("atlases", "dcterms:isPartOf", "refs", "atlas/"),
-                _t("citations", "prov:wasDerivedFrom", "refs", "citation/"),
-                _t("unsupportedClaims", "ea:unsupportedClaim", "strs"),
+                Term("claims", "ea:about", "reverse", None, "Claim"),
                 _ORDER,
                 _t("deprecated", "owl:deprecated", "bool"),
                 _t("replacedBy", "dcterms:isReplacedBy", "ref", "stage/"),
@@ -128,12 +145,24 @@ CLASSES: dict[str, ClassMap] = {
                 _t("verb", "ea:verb"),
                 _t("when", "ea:when", "refs", "scheme/"),
                 _t("whenAny", "ea:whenAny", "refs", "scheme/"),
-                _t("whatHappens", "ea:whatHappens"),
-                _t("citations", "prov:wasDerivedFrom", "refs", "citation/"),
-                _t("unsupportedClaims", "ea:unsupportedClaim", "strs"),
+                _t("endsPython", "ea:endsPython", "bool"),
+                Term("claims", "ea:about", "reverse", None, "Claim"),
                 _ORDER,
                 _t("deprecated", "owl:deprecated", "bool"),
                 _t("replacedBy", "dcterms:isReplacedBy", "ref", "step/"),
+            ),
+        ),
+        ClassMap(
+            "Claim",
+            "ea:Claim",
+            "claim/",
+            (
+                _t("text", "rdf:value"),
+                _ORDER,
+                _t("citations", "prov:wasDerivedFrom", "refs", "citation/"),
+                _t("observedIn", "ea:observedIn", "refs", "witness/"),
+                _t("unsupported", "ea:unsupported", "bool"),
+                _t("note", "skos:editorialNote"),
             ),
         ),
         ClassMap(
@@ -143,7 +172,11 @@ CLASSES: dict[str, ClassMap] = {
             (
                 _t("source", "oa:hasSource", "ref", ""),
                 Term("selector", "oa:hasSelector", "nested", None, "TextQuoteSelector"),
-                _t("retrievedOn", "pav:retrievedOn", "date"),
+                _t(
+                    "retrievedOn",
+                    "pav:retrievedOn",
+                    "datetime",
+                ),
                 _t("support", "ea:support"),
                 _t("supportNote", "ea:supportNote"),
             ),
@@ -168,9 +201,13 @@ CLASSES: dict[str, ClassMap] = {
                 _t("publisher", "dcterms:publisher"),
                 _t("version", "pav:version"),
                 _t("license", "dcterms:license"),
-                _t("retrievedOn", "pav:retrievedOn", "date"),
+                _t("retrievedOn", "pav:retrievedOn", "datetime"),
                 _t("complete", "ea:complete", "bool"),
                 _t("snapshot", "ea:snapshot"),
+                _t("retrievedFrom", "pav:retrievedFrom", "ref", ""),
+                _t("sha256", "ea:sha256"),
+                _t("primary", "ea:primary", "bool"),
+                _t("note", "skos:editorialNote"),
             ),
         ),
         ClassMap(
@@ -180,9 +217,8 @@ CLASSES: dict[str, ClassMap] = {
             (
                 _t("label", "rdfs:label"),
                 _t("kind", "ea:kind", "ref", "scheme/"),
-                _t("description", "dcterms:description"),
-                _t("citations", "prov:wasDerivedFrom", "refs", "citation/"),
                 _ORDER,
+                Term("claims", "ea:about", "reverse", None, "Claim"),
             ),
         ),
         ClassMap(
@@ -194,8 +230,8 @@ CLASSES: dict[str, ClassMap] = {
                 _t("from", "ea:from", "ref", "technology/"),
                 _t("to", "ea:to", "ref", "technology/"),
                 _t("relation", "ea:relation"),
-                _t("citations", "prov:wasDerivedFrom", "refs", "citation/"),
                 _ORDER,
+                Term("claims", "ea:about", "reverse", None, "Claim"),
             ),
         ),
     )
@@ -234,6 +270,8 @@ def _term_definition(term: Term) -> dict[str, Any] | str:
             definition["@context"] = {"@base": BASE_IRI + term.base}
     elif term.kind == "date":
         definition["@type"] = "xsd:date"
+    elif term.kind == "datetime":
+        definition["@type"] = "xsd:dateTime"
     if term.kind in ("refs", "strs"):
         definition["@container"] = "@set"
     if len(definition) == 1:

@@ -309,25 +309,38 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from atlas import _resources, export  # noqa: PLC0415
+    """Export a dataset folder beside its Turtle, or any dataset to a file or standard output.
 
-    document = export.build()
-    if args.output == "-":
+    Never into the installed package: without --dataset and -o, the export goes to standard
+    output, and is refused when that is a terminal (as gzip refuses to write binary to one).
+    """
+    from atlas import export  # noqa: PLC0415
+
+    to_stdout = args.output == "-" or (args.output is None and args.dataset is None)
+    if to_stdout and args.output is None and sys.stdout.isatty():
+        print(
+            "atlas export: error: say where to write the export: --dataset DIR (atlas.json and "
+            "paths.json beside its Turtle), -o FILE, or -o - (standard output); "
+            "it is not written to a terminal",
+            file=sys.stderr,
+        )
+        return 2
+    folder = Path(args.dataset) if args.dataset else None
+    document = export.build() if folder is None else export.build_folder(folder)
+    if to_stdout:
         sys.stdout.write(export.dumps(document))
         return 0
-    target = Path(args.output) if args.output else Path(str(_resources.export_file()))
-    text = export.dumps(document)
-    export.write_text_atomic(target, text)
-    if not args.output:  # the shipped export: its table of printed paths goes with it
-        from atlas import _pathtable  # noqa: PLC0415
-
-        table = Path(str(_resources.path_table_file()))
-        export.write_text_atomic(table, _pathtable.dumps(_pathtable.build(text)))
+    if args.output:
+        written = [export.write(document, Path(args.output))]
+    else:
+        assert folder is not None  # noqa: S101 - neither stdout nor -o: the folder
+        written = list(export.write_folder(document, folder))
     counts = document.counts
     print(
         _printable(
-            f"wrote {target}: data version {document.version}, {counts.atlases} atlases, "
-            f"{counts.stages} stages, {counts.steps} steps, {counts.citations} citations"
+            f"wrote {' and '.join(map(str, written))}: data version {document.version}, "
+            f"{counts.atlases} atlases, {counts.stages} stages, {counts.steps} steps, "
+            f"{counts.citations} citations"
         ),
         file=sys.stderr,
     )
@@ -337,12 +350,24 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from atlas import verify  # noqa: PLC0415
 
+    if args.folder and args.dataset and args.folder != args.dataset:
+        print(
+            "atlas check: error: name the dataset folder once: DIR or --dataset DIR",
+            file=sys.stderr,
+        )
+        return 2
+    dataset = args.folder or args.dataset
+    sources = None
+    if args.sources is not None:  # --sources alone: the folder 'atlas sources fetch' fills
+        from atlas.sources import default_folder  # noqa: PLC0415
+
+        sources = default_folder() if args.sources is True else Path(args.sources)
     report = verify.check(
-        sources=Path(args.sources) if args.sources else None,
+        sources=sources,
         online=args.online,
         max_age_days=args.max_age,
         today=args.today,
-        dataset=Path(args.dataset) if args.dataset else None,
+        dataset=Path(dataset) if dataset else None,
         export_path=Path(args.export) if args.export else None,
     )
     if args.json:
@@ -366,6 +391,29 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     for problem in result.problems:
         print(f"atlas diff: {_one_line(str(problem))}", file=sys.stderr)
     return result.exit_code
+
+
+def _cmd_sources_fetch(args: argparse.Namespace) -> int:
+    from atlas import sources  # noqa: PLC0415
+    from atlas._fetch import FetchPolicy  # noqa: PLC0415
+
+    if args.dataset:
+        from atlas import _dataset, turtle  # noqa: PLC0415
+
+        document = turtle.read_turtle(_dataset.turtle_files(Path(args.dataset)))
+    else:
+        from atlas import query  # noqa: PLC0415
+
+        document = query.load()
+    folder = Path(args.dir) if args.dir else sources.default_folder()
+    report = sources.fetch_sources(
+        document, folder, policy=FetchPolicy(timeout=args.timeout), only=args.source
+    )
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print(_printable(report.text()))
+    return report.exit_code
 
 
 def _cmd_site_build(args: argparse.Namespace) -> int:
@@ -442,19 +490,42 @@ def _parser() -> argparse.ArgumentParser:
 
     cmd = command("export", _cmd_export, "write the versioned JSON(-LD) export", json_flag=False)
     cmd.add_argument(
+        "--dataset",
+        metavar="DIR",
+        type=_folder,
+        help="export the Turtle files and witness records of this folder (a checkout's dataset/)"
+        " and write atlas.json and paths.json beside them",
+    )
+    cmd.add_argument(
         "--output",
         "-o",
         default=None,
         type=_file,
-        help="the file to write ('-' for stdout; default: the shipped dataset/atlas.json)",
+        help="the file to write ('-' for stdout); default: beside the Turtle of --dataset,"
+        " else standard output (never into the installed package)",
     )
 
     cmd = command("check", _cmd_check, "verify every stage, step, citation, quote and date")
     cmd.add_argument(
-        "--sources", metavar="DIR", type=_folder, help="verify quotes against these snapshots"
+        "folder",
+        nargs="?",
+        metavar="DIR",
+        type=_folder,
+        help="check this dataset folder (as --dataset DIR)",
     )
     cmd.add_argument(
-        "--online", action="store_true", help="fetch each cited URL and verify its quotes"
+        "--sources",
+        metavar="DIR",
+        nargs="?",
+        const=True,  # not a str: argparse leaves it alone
+        type=_folder,
+        help="verify quotes against the snapshots in DIR (alone: the folder that"
+        " 'atlas sources fetch' fills)",
+    )
+    cmd.add_argument(
+        "--online",
+        action="store_true",
+        help="fetch each cited source and verify its quotes; fails when a source cannot be reached",
     )
     cmd.add_argument(
         "--max-age",
@@ -477,6 +548,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="YYYY-MM-DD",
         help="the day to check dates against (default: today)",
     )
+
+    _sources_options(sub)
 
     cmd = command("diff", _cmd_diff, "compare two exports and print a changelog fragment")
     cmd.add_argument(
@@ -519,6 +592,43 @@ def _parser() -> argparse.ArgumentParser:
 
     add_witness_parser(sub)
     return parser
+
+
+def _sources_options(sub: Any) -> None:
+    text = "the documents the dataset quotes: fetch them to verify the quotes"
+    cmd = sub.add_parser("sources", help=text, description=text)
+    sources_sub = cmd.add_subparsers(dest="sources_command", metavar="SUBCOMMAND", required=True)
+    text = (
+        "download every source into DIR: a complete snapshot at its pinned URL is checked against"
+        " its sha256, any other page is stored as the text a reader sees and its quotes are"
+        " looked up one by one"
+    )
+    fetch = sources_sub.add_parser("fetch", help=text, description=text)
+    fetch.add_argument(
+        "dir",
+        nargs="?",
+        metavar="DIR",
+        type=_folder,
+        help="where to store them (default: $XDG_CACHE_HOME/execution-atlas/sources)",
+    )
+    fetch.add_argument(
+        "--dataset",
+        metavar="DIR",
+        type=_folder,
+        help="the sources of this folder's Turtle files (default: the installed dataset)",
+    )
+    fetch.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only this source (repeatable), e.g. pep-523",
+    )
+    fetch.add_argument(
+        "--timeout", type=_seconds, default=15.0, help="seconds per download (default 15)"
+    )
+    fetch.add_argument("--json", action="store_true", help="print JSON for tools")
+    fetch.set_defaults(handler=_cmd_sources_fetch)
 
 
 def _sparql_options(cmd: argparse.ArgumentParser) -> None:

@@ -8,13 +8,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from atlas._atomic import write_text_atomic
 from atlas.errors import DatasetError, Problem
-from atlas.models import AtlasDocument
+from atlas.models import SCHEMA_VERSION, AtlasDocument
 
-__all__ = ["build", "dumps", "read", "with_witnesses", "write", "write_text_atomic"]
+if TYPE_CHECKING:
+    from atlas._witness.record import WitnessRecord
+
+__all__ = [
+    "build",
+    "build_folder",
+    "dumps",
+    "read",
+    "with_witnesses",
+    "write",
+    "write_folder",
+    "write_text_atomic",
+]
 
 
 def build(files: Any = None) -> AtlasDocument:
@@ -33,11 +45,42 @@ def build(files: Any = None) -> AtlasDocument:
     return with_witnesses(document) if files is None else document
 
 
-def with_witnesses(document: AtlasDocument) -> AtlasDocument:
-    """The document with the shipped witness records (``dataset/witness/*.json``) added."""
+def build_folder(folder: Path) -> AtlasDocument:
+    """Read the Turtle files of a dataset folder, check them, and add its witness records.
+
+    The folder is a checkout's ``dataset/`` (or a copy): its ``*.ttl`` files and its
+    ``witness/*.json`` records, each read inside the folder (see :mod:`atlas._dataset`).
+
+    Raises:
+        DatasetError: every violation found, at once; or a file that is refused.
+    """
+    from atlas import _dataset  # noqa: PLC0415
+
+    document = build(_dataset.turtle_files(Path(folder)))
+    return with_witnesses(document, _dataset.witness_records(Path(folder)))
+
+
+def write_folder(document: AtlasDocument, folder: Path) -> tuple[Path, Path]:
+    """Write the export and its table of printed paths beside the Turtle of ``folder``.
+
+    Each file is written atomically: ``atlas.json``, then ``paths.json``, made from it.
+    """
+    from atlas import _dataset, _pathtable  # noqa: PLC0415
+
+    text = dumps(document)
+    export, table = Path(folder) / _dataset.EXPORT_NAME, Path(folder) / _dataset.TABLE_NAME
+    write_text_atomic(export, text)
+    write_text_atomic(table, _pathtable.dumps(_pathtable.build(text)))
+    return export, table
+
+
+def with_witnesses(
+    document: AtlasDocument, records: tuple[WitnessRecord, ...] | None = None
+) -> AtlasDocument:
+    """The document with witness records added: ``records``, by default the shipped ones."""
     from atlas._witness import shipped_records  # noqa: PLC0415
 
-    records = shipped_records()
+    records = shipped_records() if records is None else records
     counts = document.counts.model_copy(update={"witnesses": len(records)})
     return document.model_copy(update={"witnesses": records, "counts": counts})
 
@@ -148,11 +191,12 @@ def _shape_problems(data: Any, name: str) -> list[Problem]:
             )
         )
     version = data.get("schemaVersion")
-    if isinstance(version, str) and not version.startswith("1."):
+    major = SCHEMA_VERSION.split(".", 1)[0]
+    if isinstance(version, str) and version.split(".", 1)[0] != major:
         problems.append(
             Problem(
                 "violation",
-                f"schemaVersion {version!r} is not supported; this package reads 1.x",
+                f"schemaVersion {version!r} is not supported; this package reads {major}.x",
                 file=name,
                 code="schema-version",
             )

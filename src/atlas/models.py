@@ -12,6 +12,7 @@ import functools
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -28,6 +29,7 @@ __all__ = [
     "Atlas",
     "AtlasDocument",
     "Citation",
+    "Claim",
     "Concept",
     "ConceptScheme",
     "Counts",
@@ -44,7 +46,7 @@ __all__ = [
 
 from atlas._iri import BASE_IRI
 
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "2.0.0"
 SCHEMA_URL = f"{BASE_IRI}schema/atlas-{SCHEMA_VERSION.split('.', 1)[0]}.schema.json"
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 
@@ -59,6 +61,21 @@ ConceptId = Annotated[
 Text = Annotated[str, StringConstraints(min_length=1)]
 HttpsUrl = Annotated[str, StringConstraints(pattern=r"^https://[^\s/$.?#][^\s]*$")]
 SemVer = Annotated[str, StringConstraints(pattern=r"^\d+\.\d+\.\d+$")]
+ObservationId = Annotated[
+    str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.+-]*#[A-Za-z0-9._+-]+$", max_length=300)
+]
+
+
+def _in_utc(moment: dt.datetime) -> dt.datetime:
+    """A date-time with its time zone, in UTC (JSON: ``2026-12-02T10:00:00Z``)."""
+    if moment.tzinfo is None:
+        msg = "a date-time needs its time zone: write it in UTC, e.g. 2026-12-02T00:00:00Z"
+        raise ValueError(msg)
+    return moment.astimezone(dt.UTC)
+
+
+#: pav:retrievedOn: an xsd:dateTime, PAV's range; in UTC, written with a Z in JSON.
+DateTime = Annotated[dt.datetime, AfterValidator(_in_utc)]
 
 
 class _Model(BaseModel):
@@ -73,7 +90,88 @@ class _Model(BaseModel):
     )
 
 
-class Concept(_Model):
+class Claim(_Model):
+    """One sentence a user reads, in the atlas's own words, with its own support.
+
+    A claim is supported by its citations (each rated for this claim alone), by witness
+    observations, or is flagged ``unsupported``. The texts users read (a stage's description, a
+    step's ``what_happens``...) are their claims joined in order.
+    """
+
+    type: Literal["Claim"] = Field("Claim", description="Always 'Claim'.")
+    id: Id = Field(description="The claim's id, e.g. 'stage-torchdynamo-1'.")
+    text: Text = Field(description="The sentence (rdf:value), in the atlas's own words.")
+    order: int | None = Field(None, description="Position within the text it is part of.")
+    citations: tuple[Id, ...] = Field(
+        (), description="Citations supporting this claim (prov:wasDerivedFrom)."
+    )
+    observed_in: tuple[ObservationId, ...] = Field(
+        (),
+        description=(
+            "Witness observations that show the claim (ea:observedIn), as '<record id>#<node>'."
+        ),
+    )
+    unsupported: bool | None = Field(
+        None, description="True when nothing supports the claim yet; reported by 'atlas check'."
+    )
+    note: Text | None = Field(
+        None, description="A curator's note (skos:editorialNote); never shown on the site."
+    )
+
+    @property
+    def support(self) -> Literal["cited", "observed", "unsupported", "none"]:
+        """How the claim is backed: cited, else observed, else flagged unsupported, else none."""
+        if self.citations:
+            return "cited"
+        if self.observed_in:
+            return "observed"
+        return "unsupported" if self.unsupported else "none"
+
+
+def _joined(claims: tuple[Claim, ...]) -> str:
+    return " ".join(claim.text for claim in claims)
+
+
+def _cited(claims: tuple[Claim, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(c for claim in claims for c in claim.citations))
+
+
+def _flagged(claims: tuple[Claim, ...]) -> tuple[str, ...]:
+    return tuple(claim.text for claim in claims if claim.unsupported)
+
+
+class _Claimed(_Model):
+    """A model whose text is made of claims; the derived keys of a dump are read back and checked.
+
+    ``description`` (or ``what_happens``), ``citations`` and ``unsupported_claims`` follow from
+    ``claims``: they appear in the JSON for readers, and a document read back must agree.
+    """
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _derived_keys_agree(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        given: dict[str, Any] = {}
+        if isinstance(data, dict):
+            names = cls.model_computed_fields
+            keys = {name: name for name in names} | {to_camel(name): name for name in names}
+            kept: dict[str, Any] = {}
+            for key, value in data.items():
+                if key in keys:
+                    given[keys[key]] = value
+                else:
+                    kept[key] = value
+            data = kept
+        model = handler(data)
+        for name, value in given.items():
+            expected = getattr(model, name)
+            found = tuple(value) if isinstance(value, list) else value
+            if found != expected:
+                msg = f"{name} {value!r} does not match the one made from the claims: {expected!r}"
+                raise ValueError(msg)
+        return model
+
+
+class Concept(_Claimed):
     """A value of a concept scheme: a mode, a device, a stage kind..."""
 
     type: Literal["Concept"] = Field("Concept", description="Always 'Concept' (skos:Concept).")
@@ -86,7 +184,16 @@ class Concept(_Model):
     summary_phrase: Text | None = Field(
         None, description="How the value reads in a path summary, e.g. 'on an NVIDIA GPU'."
     )
+    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position within its scheme.")
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="For a mode: where Python ends under it (its claims joined); else None."
+    )
+    @functools.cached_property
+    def explanation(self) -> str | None:
+        """For a mode: where Python ends under it (its claims joined); else None."""
+        return _joined(self.claims) or None
 
     @property
     def name(self) -> str:
@@ -110,14 +217,13 @@ class ConceptScheme(_Model):
     values: tuple[Concept, ...] = Field(description="The concepts of the scheme, in order.")
 
 
-class Atlas(_Model):
+class Atlas(_Claimed):
     """One question answered as a graph of stages and steps, along a few dimensions."""
 
     type: Literal["Atlas"] = Field("Atlas", description="Always 'Atlas'.")
     id: Id = Field(description="The atlas's id, e.g. 'pytorch'.")
     label: Text = Field(description="A short name, e.g. 'PyTorch'.")
     question: Text = Field(description="The question the atlas answers; its title.")
-    description: Text = Field(description="An introduction in the atlas's own words.")
     entry_stage: Id | None = Field(
         None, description="The id of the stage every path starts from (atlases with paths)."
     )
@@ -125,7 +231,14 @@ class Atlas(_Model):
         (), description="The ids of the concept schemes the paths vary along, in order."
     )
     scope_notes: tuple[Text, ...] = Field((), description="What the atlas does not cover.")
+    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Position among the atlases.")
+
+    @computed_field(description="Its claims joined in order: the text users read.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def description(self) -> str:
+        """Its claims joined in order: the text users read."""
+        return _joined(self.claims)
 
 
 class QuoteSelector(_Model):
@@ -146,7 +259,9 @@ class Citation(_Model):
     id: Id = Field(description="The citation's id.")
     source: HttpsUrl = Field(description="The URL of the cited source (oa:hasSource).")
     selector: QuoteSelector = Field(description="The quote (oa:hasSelector).")
-    retrieved_on: dt.date = Field(description="The day the quote was verified (pav:retrievedOn).")
+    retrieved_on: DateTime = Field(
+        description="When the quote was verified (pav:retrievedOn), in UTC."
+    )
     support: Literal["full", "partial"] = Field(
         description="'full' when the quote supports the whole claim, else 'partial'."
     )
@@ -170,24 +285,57 @@ class Source(_Model):
     publisher: Text | None = Field(None, description="Who publishes the document.")
     version: Text | None = Field(None, description="Which version of the document was read.")
     license: Text | None = Field(None, description="The document's licence, as stated.")
-    retrieved_on: dt.date = Field(description="The day the snapshot was taken.")
+    retrieved_on: DateTime = Field(
+        description="When the snapshot was taken (pav:retrievedOn), in UTC."
+    )
     complete: bool = Field(description="False when the stored snapshot was trimmed.")
     snapshot: Text = Field(description="The file name of the plain-text snapshot.")
+    retrieved_from: HttpsUrl | None = Field(
+        None,
+        description=(
+            "A URL that serves exactly the version read (pav:retrievedFrom), e.g. a file's raw "
+            "URL at the commit read; absent where no such URL exists."
+        ),
+    )
+    sha256: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")] | None = Field(
+        None, description="The sha256 (hex) of the snapshot text the quotes were checked against."
+    )
+    primary: bool | None = Field(
+        None,
+        description=(
+            "True for a primary source (the tool's own docs or code), false for a secondary one "
+            "(a third party's page)."
+        ),
+    )
+    note: Text | None = Field(
+        None, description="A curator's note (skos:editorialNote); never shown on the site."
+    )
 
 
-class Technology(_Model):
+class Technology(_Claimed):
     """A language, runtime, library, compiler, representation or format that stages belong to."""
 
     type: Literal["Technology"] = Field("Technology", description="Always 'Technology'.")
     id: Id = Field(description="The technology's id, e.g. 'python'.")
     label: Text = Field(description="Its name, e.g. 'Python'.")
     kind: ConceptId = Field(description="A concept of the 'technology-kind' scheme.")
-    description: Text = Field(description="What it is, in the atlas's own words.")
-    citations: tuple[Id, ...] = Field((), description="Citations supporting the description.")
+    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position.")
 
+    @computed_field(description="Its claims joined in order: the text users read.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def description(self) -> str:
+        """Its claims joined in order: the text users read."""
+        return _joined(self.claims)
 
-class Stage(_Model):
+    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def citations(self) -> tuple[str, ...]:
+        """The citations of its claims, in order."""
+        return _cited(self.claims)
+
+
+class Stage(_Claimed):
     """A place where the work happens: a language, runtime, compiler, representation, device."""
 
     type: Literal["Stage"] = Field("Stage", description="Always 'Stage'.")
@@ -195,24 +343,38 @@ class Stage(_Model):
     label: Text = Field(description="Its name, e.g. 'TorchDynamo'.")
     alt_labels: tuple[Text, ...] = Field((), description="Other names (skos:altLabel).")
     kind: ConceptId = Field(description="A concept of the 'stage-kind' scheme.")
-    description: Text = Field(description="Two or three sentences in the atlas's own words.")
     technology: Id | None = Field(None, description="The technology the stage belongs to.")
     executes_in_python: bool = Field(
         description="True when the Python interpreter does the stage's work."
     )
     atlases: tuple[Id, ...] = Field(description="The atlases the stage is part of.")
-    citations: tuple[Id, ...] = Field((), description="Citations supporting the description.")
-    unsupported_claims: tuple[Text, ...] = Field(
-        (), description="Claims no source supports yet; reported by 'atlas check'."
-    )
+    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position; breaks ties in journeys.")
     deprecated: bool | None = Field(
         None, description="True for a retired stage (owl:deprecated); absent otherwise."
     )
     replaced_by: Id | None = Field(None, description="The stage that replaces a retired one.")
 
+    @computed_field(description="Its claims joined in order: the text users read.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def description(self) -> str:
+        """Its claims joined in order: the text users read."""
+        return _joined(self.claims)
 
-class Step(_Model):
+    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def citations(self) -> tuple[str, ...]:
+        """The citations of its claims, in order."""
+        return _cited(self.claims)
+
+    @computed_field(description="The texts of its claims flagged unsupported.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def unsupported_claims(self) -> tuple[str, ...]:
+        """The texts of its claims flagged unsupported."""
+        return _flagged(self.claims)
+
+
+class Step(_Claimed):
     """A hand-over from one stage to another, valid under stated conditions, always cited."""
 
     type: Literal["Step"] = Field("Step", description="Always 'Step'.")
@@ -225,19 +387,40 @@ class Step(_Model):
         (), description="Dimension values the step applies under (any of them, per dimension)."
     )
     when_any: tuple[Id, ...] = Field((), description="Dimensions whose every value applies.")
-    what_happens: Text = Field(description="What happens, in the atlas's own words.")
-    citations: tuple[Id, ...] = Field(description="The citations backing the step (>= 1).")
-    unsupported_claims: tuple[Text, ...] = Field(
-        (), description="Claims no source supports yet; reported by 'atlas check'."
+    ends_python: bool | None = Field(
+        None,
+        description=(
+            "True where the model's own operations stop running as individual Python calls "
+            "(ea:endsPython); absent otherwise."
+        ),
     )
+    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position; breaks ties in journeys.")
     deprecated: bool | None = Field(
         None, description="True for a retired step (owl:deprecated); absent otherwise."
     )
     replaced_by: Id | None = Field(None, description="The step that replaces a retired one.")
 
+    @computed_field(description="What happens: its claims joined in order.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def what_happens(self) -> str:
+        """What happens: its claims joined in order."""
+        return _joined(self.claims)
 
-class Relation(_Model):
+    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def citations(self) -> tuple[str, ...]:
+        """The citations of its claims, in order."""
+        return _cited(self.claims)
+
+    @computed_field(description="The texts of its claims flagged unsupported.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def unsupported_claims(self) -> tuple[str, ...]:
+        """The texts of its claims flagged unsupported."""
+        return _flagged(self.claims)
+
+
+class Relation(_Claimed):
     """A cited relation between two technologies, such as 'CPython is written in C'."""
 
     type: Literal["Relation"] = Field("Relation", description="Always 'Relation'.")
@@ -246,8 +429,20 @@ class Relation(_Model):
     from_technology: Id = Field(alias="from", description="The technology the relation starts at.")
     to_technology: Id = Field(alias="to", description="The technology it points to.")
     relation: Literal["written in"] = Field(description="What the relation says.")
-    citations: tuple[Id, ...] = Field(description="The citations backing the relation (>= 1).")
+    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position.")
+
+    @computed_field(description="The relation in words: its claims joined in order.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def statement(self) -> str:
+        """The relation in words: its claims joined in order."""
+        return _joined(self.claims)
+
+    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def citations(self) -> tuple[str, ...]:
+        """The citations of its claims, in order."""
+        return _cited(self.claims)
 
 
 class Counts(_Model):
@@ -257,6 +452,7 @@ class Counts(_Model):
     stages: int = Field(description="Stages.")
     steps: int = Field(description="Steps.")
     citations: int = Field(description="Citations.")
+    claims: int = Field(0, description="Claims.")
     sources: int = Field(description="Sources.")
     technologies: int = Field(description="Technologies.")
     relations: int = Field(description="Relations between technologies.")
@@ -278,7 +474,7 @@ class AtlasDocument(_Model):
     description: Text = Field(description="What the dataset is.")
     publisher: Text | None = Field(None, description="Who publishes the dataset.")
     version: SemVer = Field(description="The data version (semver).")
-    schema_version: Annotated[str, StringConstraints(pattern=r"^1\.\d+\.\d+$")] = Field(
+    schema_version: Annotated[str, StringConstraints(pattern=r"^2\.\d+\.\d+$")] = Field(
         SCHEMA_VERSION, description="The version of this document format."
     )
     issued: dt.date = Field(description="The release date of this data version.")
@@ -319,7 +515,7 @@ class Evidence(_Model):
         partial = " [partial support]" if self.citation.support == "partial" else ""
         return (
             f"{self.source.title} <{self.source.url}>{partial}\n"
-            f"  \u201c{quote}\u201d (checked {self.citation.retrieved_on.isoformat()})"
+            f"  \u201c{quote}\u201d (checked {self.citation.retrieved_on.date().isoformat()})"
         )
 
 
@@ -343,10 +539,22 @@ class JourneyStep(_Model):
         return f"{self.from_stage.label} \u2014 {self.step.verb} \u2192 {self.to_stage.label}"
 
     def __str__(self) -> str:
-        lines = [f"{self.number}. {self.label}", f"   {self.step.what_happens}"]
-        for item in self.evidence:
+        """The step, its text claim by claim with the numbers of their sources, then the sources.
+
+        A claim no citation backs is marked ``[observed]`` (a witness run showed it) or
+        ``[unsupported]`` (flagged).
+        """
+        numbers = {item.citation.id: n for n, item in enumerate(self.evidence, 1)}
+        sentences = []
+        for claim in self.step.claims:
+            marks = "".join(f"[{numbers[c]}]" for c in claim.citations if c in numbers)
+            if not marks:
+                marks = "[observed]" if claim.observed_in else "[unsupported]"
+            sentences.append(f"{claim.text} {marks}")
+        lines = [f"{self.number}. {self.label}", f"   {' '.join(sentences)}"]
+        for n, item in enumerate(self.evidence, 1):
             text = str(item).replace("\n", "\n   ")
-            lines.append(f"   Source: {text}")
+            lines.append(f"   [{n}] {text}")
         return "\n".join(lines)
 
 
@@ -386,7 +594,7 @@ class ExecutionPath(_Model):
             ]
             if numbers != [j.number for j in path.python_ends]:
                 msg = (
-                    f"python_ends are steps {numbers}, but the steps that leave Python are"
+                    f"python_ends are steps {numbers}, but the steps where Python ends are"
                     f" {[j.number for j in path.python_ends]}"
                 )
                 raise ValueError(msg)
@@ -406,18 +614,18 @@ class ExecutionPath(_Model):
         )
 
     @computed_field(  # type: ignore[prop-decorator]
-        description="The steps that leave the Python interpreter."
+        description=(
+            "The steps where the model's own operations stop running as individual Python calls "
+            "(the steps marked ends_python)."
+        )
     )
     @functools.cached_property
     def python_ends(self) -> tuple[JourneyStep, ...]:
-        """The steps from a stage that runs in Python to one that does not."""
-        return tuple(
-            [
-                j
-                for j in self.steps
-                if j.from_stage.executes_in_python and not j.to_stage.executes_in_python
-            ]
-        )
+        """The steps of the path that the data marks ``ends_python``, in journey order.
+
+        In eager mode, the call into ATen dispatch; under torch.compile, TorchDynamo's capture.
+        """
+        return tuple([j for j in self.steps if j.step.ends_python])
 
     def __str__(self) -> str:
         return self.summary

@@ -62,8 +62,23 @@ SHAPES_NAME = "shapes.ttl"
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the export, generated from the models."""
-    generated = AtlasDocument.model_json_schema(by_alias=True)
+    # the JSON as written: the keys made from claims (description...) are in it, read-only
+    generated = AtlasDocument.model_json_schema(by_alias=True, mode="serialization")
+    for definition in generated.get("$defs", {}).values():
+        _optional_when_null(definition)
     return {"$schema": DRAFT, "$id": SCHEMA_URL, **generated}
+
+
+def _optional_when_null(definition: dict[str, Any]) -> None:
+    """A key whose value may be null is left out of the export: it is not required."""
+    properties = definition.get("properties", {})
+    nullable = {
+        key
+        for key, value in properties.items()
+        if any(option.get("type") == "null" for option in value.get("anyOf", ()))
+    }
+    if "required" in definition:
+        definition["required"] = [k for k in definition["required"] if k not in nullable]
 
 
 def dumps_schema() -> str:

@@ -62,7 +62,16 @@ __all__ = [
 ]
 
 _EA = f"{BASE_IRI}vocab#"
-_KINDS = ("atlas/", "stage/", "step/", "citation/", "technology/", "scheme/", "relation/")
+_KINDS = (
+    "atlas/",
+    "stage/",
+    "step/",
+    "claim/",
+    "citation/",
+    "technology/",
+    "scheme/",
+    "relation/",
+)
 
 
 # --- stores ----------------------------------------------------------------------------------

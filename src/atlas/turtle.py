@@ -44,6 +44,7 @@ __all__ = [
 
 XSD = NAMESPACES["xsd"]
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 SYNTAX_HINT = "fix the syntax; every prefix must be declared with @prefix"
 
 
@@ -122,6 +123,8 @@ class _Reader:
                 )
                 return None
             return lexical
+        if kind == "datetime":
+            return self.moment(subject, term, node)
         expected = {"date": "date", "bool": "boolean", "int": "integer"}[kind]
         if datatype != XSD + expected:
             self.problem(
@@ -156,6 +159,30 @@ class _Reader:
         except ValueError:
             self.problem(subject, f"{term.key}: malformed integer {lexical!r}", code="datatype")
             return None
+
+    def moment(self, subject: Term, term: VocabTerm, node: Literal) -> dt.datetime | None:
+        """An ``xsd:dateTime`` with its time zone, in UTC (PAV's range of pav:retrievedOn)."""
+        datatype, lexical = node.datatype.value, node.value
+        if datatype == XSD + "dateTime":
+            try:
+                if not _DATETIME.match(lexical):
+                    raise ValueError(lexical)  # noqa: TRY301 - one path for every bad date-time
+                return dt.datetime.fromisoformat(lexical).astimezone(dt.UTC)
+            except ValueError:
+                self.problem(
+                    subject,
+                    f"{term.key}: malformed date-time {lexical!r}",
+                    hint="use YYYY-MM-DDThh:mm:ss with a time zone, e.g. 2026-12-02T00:00:00Z",
+                    code="datatype",
+                )
+                return None
+        self.problem(
+            subject,
+            f"{term.key}: expected an xsd:dateTime literal, found {_show(node)}",
+            hint='write "2026-12-02T00:00:00Z"^^xsd:dateTime',
+            code="datatype",
+        )
+        return None
 
     def node(self, subject: Term, cls: ClassMap) -> dict[str, Any]:  # noqa: C901, PLR0912 - one branch per term kind
         """The fields of ``subject`` read as a ``cls``.
@@ -313,8 +340,9 @@ def read_graph(graph: Graph) -> AtlasDocument:  # noqa: C901, PLR0912 - one pass
     collections: dict[str, list[dict[str, Any]]] = {key: [] for key in COLLECTIONS}
     dataset: dict[str, Any] | None = None
     nested_types = {
-        c.rdf_type for c in CLASSES.values() if c.name in ("Concept", "TextQuoteSelector")
+        c.rdf_type for c in CLASSES.values() if c.name in ("Concept", "TextQuoteSelector", "Claim")
     }
+    claim_type = NamedNode(expand(CLASSES["Claim"].rdf_type))
     by_type = {expand(c.rdf_type): c for c in CLASSES.values()}
     collection_of = {v: k for k, v in COLLECTIONS.items()}
     typed = (s for s, properties in graph.subjects.items() if RDF_TYPE in properties)
@@ -340,6 +368,19 @@ def read_graph(graph: Graph) -> AtlasDocument:  # noqa: C901, PLR0912 - one pass
             dataset = data
         else:
             collections[collection_of[cls.name]].append(data)
+    about = NamedNode(expand("ea:about"))
+    for subject, properties in graph.subjects.items():
+        if claim_type in properties.get(RDF_TYPE, ()) and not any(
+            (subject, about, parent) in reader.consumed_triples
+            for parent in properties.get(about, ())
+        ):
+            reader.problem(
+                subject,
+                "is a claim about no atlas, stage, step, technology, relation or concept",
+                hint="ea:about must name one such resource, declared with its type",
+                code="orphan-claim",
+            )
+            reader.consumed.update((subject, predicate) for predicate in properties)
     left = [
         (subject, predicate, obj)
         for subject, predicate, obj in graph.triples()
@@ -401,6 +442,10 @@ def _document(
         else:
             collections[key].sort(key=_order_key)
     counts = {key: len(collections[key]) for key in COLLECTIONS if key != "schemes"}
+    claimed = [*collections["atlases"], *collections["stages"], *collections["steps"]]
+    claimed += [*collections["technologies"], *collections["relations"]]
+    claimed += [value for scheme in collections["schemes"] for value in scheme.get("values", [])]
+    counts["claims"] = sum(len(item.get("claims", ())) for item in claimed)
     version = dataset.get("version", "0.0.0")
     raw: dict[str, Any] = {
         "@context": context(),

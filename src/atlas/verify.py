@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -17,8 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from atlas._files import MAX_SNAPSHOT_BYTES, MAX_TURTLE_BYTES, UnsafeFileError, inside, read_bytes
+from atlas._claims import SHAPED, ClaimSummary, claim_problems, summaries
+from atlas._files import MAX_TURTLE_BYTES, UnsafeFileError, inside, read_bytes
 from atlas._iri import BASE_IRI
+from atlas._quotes import normalise
+from atlas._sourcecheck import markup_problems, quote_problems, source_problems
 from atlas.errors import CycleError, DatasetError, Problem
 
 if TYPE_CHECKING:
@@ -35,21 +37,14 @@ __all__ = [
     "consistency_problems",
     "date_problems",
     "export_problems",
+    "markup_problems",
     "normalise",
     "quote_problems",
+    "source_problems",
 ]
 
 STAGE_KINDS = "stage-kind"
 TECHNOLOGY_KINDS = "technology-kind"
-
-
-def normalise(text: str) -> str:
-    r"""Collapse every run of whitespace to one space and strip the ends.
-
-    >>> normalise("  a\n  b\tc ")
-    'a b c'
-    """
-    return re.sub(r"\s+", " ", text).strip()
 
 
 _COLLECTION_KINDS = {
@@ -98,7 +93,6 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
     atlases = {a.id: a for a in document.atlases}
     schemes = {s.id: s for s in document.schemes}
     concepts = {c.id for s in document.schemes for c in s.values}
-    citations = {c.id for c in document.citations}
     sources = {s.url for s in document.sources}
     technologies = {t.id for t in document.technologies}
 
@@ -158,9 +152,6 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                 f"is replaced by an unknown stage {stage.replaced_by!r}",
                 code="dangling",
             )
-        for cid in stage.citations:
-            if cid not in citations:
-                bad("stage", stage.id, f"cites an unknown citation {cid!r}", code="dangling")
 
     for tech in document.technologies:
         if not tech.kind.startswith(f"{TECHNOLOGY_KINDS}/") or tech.kind not in concepts:
@@ -170,9 +161,6 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                 f"kind {tech.kind!r} is not a concept of the {TECHNOLOGY_KINDS!r} scheme",
                 code="dangling",
             )
-        for cid in tech.citations:
-            if cid not in citations:
-                bad("technology", tech.id, f"cites an unknown citation {cid!r}", code="dangling")
 
     for step in document.steps:
         atlas = atlases.get(step.atlas)
@@ -195,17 +183,6 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                     hint=f"add dcterms:isPartOf atlas:{atlas.id} to stage:{sid}",
                     code="dangling",
                 )
-        if not step.citations:
-            bad(
-                "step",
-                step.id,
-                "has no citation",
-                hint="every step needs at least one cited quote",
-                code="no-citation",
-            )
-        for cid in step.citations:
-            if cid not in citations:
-                bad("step", step.id, f"cites an unknown citation {cid!r}", code="dangling")
         if step.replaced_by is not None and step.replaced_by not in steps:
             bad(
                 "step",
@@ -256,27 +233,6 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                         f"condition {value!r} is not a value of a dimension of atlas {atlas.id!r}",
                         code="condition",
                     )
-        problems.extend(
-            Problem(
-                "warning",
-                f"unsupported claim: {claim}",
-                subject=_iri("step", step.id),
-                hint="find a source that supports it, or remove it",
-                code="unsupported",
-            )
-            for claim in step.unsupported_claims
-        )
-    for stage in document.stages:
-        for claim in stage.unsupported_claims:
-            problems.append(  # noqa: PERF401 - one problem per claim, kept like the steps'
-                Problem(
-                    "warning",
-                    f"unsupported claim: {claim}",
-                    subject=_iri("stage", stage.id),
-                    hint="find a source that supports it, or remove it",
-                    code="unsupported",
-                )
-            )
 
     for relation in document.relations:
         if relation.atlas not in atlases:
@@ -294,11 +250,6 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                     f"{end}-technology {tid!r} is not a technology",
                     code="dangling",
                 )
-        if not relation.citations:
-            bad("relation", relation.id, "has no citation", code="no-citation")
-        for cid in relation.citations:
-            if cid not in citations:
-                bad("relation", relation.id, f"cites an unknown citation {cid!r}", code="dangling")
 
     for citation in document.citations:
         if citation.source not in sources:
@@ -308,16 +259,6 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                 f"cites an unlisted source <{citation.source}>",
                 hint="add the source to sources.ttl",
                 code="dangling",
-            )
-        if citation.support == "partial":
-            problems.append(
-                Problem(
-                    "warning",
-                    "supports its claim only partly"
-                    + (f": {citation.support_note}" if citation.support_note else ""),
-                    subject=_iri("citation", citation.id),
-                    code="partial",
-                )
             )
 
     if not any(p.severity == "violation" for p in problems):
@@ -379,8 +320,10 @@ _REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
         ("citations", "citations"),
     ),
     "citations": (("source", "sources"),),
+    "claims": (("citations", "citations"),),
 }
-_NOUNS = {**_COLLECTION_KINDS, "concepts": "value of a concept scheme"}
+_NOUNS = {**_COLLECTION_KINDS, "concepts": "value of a concept scheme", "claims": "claim"}
+_CLAIMED = ("atlases", "concepts", "stages", "steps", "technologies", "relations")
 
 
 _Records = dict[str, list[tuple[list[Any], dict[str, Any]]]]  # collection -> (path, record)
@@ -391,6 +334,8 @@ def _export_records(data: dict[str, Any]) -> _Records:
     """The records of export data per collection, each with its path in the data."""
     found: _Records = {}
     for collection in _NOUNS:
+        if collection == "claims":
+            continue  # nested in the records that have a text, below
         if collection == "concepts":
             schemes = data.get("schemes")
             items = [
@@ -407,6 +352,14 @@ def _export_records(data: dict[str, Any]) -> _Records:
                 else []
             )
         found[collection] = [(path, item) for path, item in items if isinstance(item, dict)]
+    found["claims"] = [
+        ([*path, "claims", k], claim)
+        for owners in _CLAIMED
+        for path, owner in found[owners]
+        if isinstance(owner.get("claims"), list)
+        for k, claim in enumerate(owner["claims"])
+        if isinstance(claim, dict)
+    ]
     return found
 
 
@@ -567,72 +520,6 @@ def _cycle_problems(document: AtlasDocument) -> list[Problem]:
     return problems
 
 
-def quote_problems(document: AtlasDocument, sources_dir: Path) -> list[Problem]:
-    """Check every quote against the local snapshot of its source, whitespace collapsed."""
-    problems: list[Problem] = []
-    by_url = {s.url: s for s in document.sources}
-    texts: dict[str, str | UnsafeFileError | None] = {}
-    for citation in document.citations:
-        subject = _iri("citation", citation.id)
-        source = by_url.get(citation.source)
-        if source is None:
-            continue  # reported by consistency_problems
-        if source.snapshot not in texts:
-            texts[source.snapshot] = _snapshot_text(Path(sources_dir), source.snapshot)
-        text = texts[source.snapshot]
-        if isinstance(text, UnsafeFileError):
-            problems.append(
-                Problem(
-                    "violation",
-                    f"snapshot refused: {text}",
-                    subject=subject,
-                    hint="ea:snapshot names a regular file inside --sources",
-                    code="snapshot-unsafe",
-                )
-            )
-            continue
-        if text is None:
-            problems.append(
-                Problem(
-                    "violation",
-                    f"no snapshot {source.snapshot!r} in {sources_dir}",
-                    subject=subject,
-                    hint="check --sources",
-                    code="snapshot-missing",
-                )
-            )
-            continue
-        quote = normalise(citation.quote)
-        if not quote:
-            problems.append(
-                Problem("violation", "empty quote", subject=subject, code="empty-quote")
-            )
-        elif quote not in text:
-            problems.append(
-                Problem(
-                    "violation",
-                    f"quote not found verbatim in {source.snapshot}: {quote[:80]!r}",
-                    subject=subject,
-                    hint="copy the quote from the snapshot; never retype it",
-                    code="quote-not-found",
-                )
-            )
-    return problems
-
-
-def _snapshot_text(folder: Path, name: str) -> str | UnsafeFileError | None:
-    """The normalised text of a snapshot, the reason it is refused, or None when it is missing."""
-    try:
-        data = read_bytes(inside(folder, name), MAX_SNAPSHOT_BYTES)
-        return normalise(data.decode("utf-8"))
-    except UnsafeFileError as error:
-        return error
-    except UnicodeDecodeError as error:
-        return UnsafeFileError(f"{name!r} is not UTF-8 text: {error.reason} at byte {error.start}")
-    except OSError:
-        return None
-
-
 def date_problems(
     document: AtlasDocument, *, today: dt.date | None = None, max_age_days: int = 365
 ) -> list[Problem]:
@@ -641,7 +528,7 @@ def date_problems(
     problems: list[Problem] = []
     for citation in document.citations:
         subject = _iri("citation", citation.id)
-        checked = citation.retrieved_on
+        checked = citation.retrieved_on.date()
         if checked > today:
             problems.append(
                 Problem(
@@ -666,13 +553,13 @@ def date_problems(
     problems.extend(
         Problem(
             "violation",
-            f"snapshot date {source.retrieved_on.isoformat()} is in the future",
+            f"snapshot date {source.retrieved_on.date().isoformat()} is in the future",
             subject=source.url,
             hint=f"use the day the snapshot was taken (today is {today})",
             code="future-date",
         )
         for source in document.sources
-        if source.retrieved_on > today
+        if source.retrieved_on.date() > today
     )
     if document.issued > today:
         problems.append(
@@ -694,7 +581,9 @@ _TITLES = {
     "turtle": "Turtle files",
     "shapes": "SHACL shapes",
     "consistency": "consistency",
+    "claims": "claim support",
     "dates": "dates",
+    "markup": "quote markup",
     "quotes": "quotes against snapshots",
     "online": "quotes online",
     "export": "JSON export",
@@ -727,6 +616,7 @@ class Report:
     """
 
     checks: tuple[CheckResult, ...]
+    claims: tuple[ClaimSummary, ...] = ()  # how each atlas's claims are backed
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -784,11 +674,17 @@ class Report:
                     if n
                 ]
                 state = ", ".join(counts) or "ok"
+            elif result.status == "error" and result.problems:  # ran in part
+                state = (
+                    f"incomplete, {len(result.problems)} problem{'s' * (len(result.problems) != 1)}"
+                )
             else:
                 state = "skipped" if result.status == "skipped" else "could not run"
             note = f" ({result.note})" if result.note else ""
             lines.append(f"{result.title}: {state}{note}")
             lines.extend(f"  {problem}" for problem in result.problems)
+            if result.name == "claims" and self.claims:
+                lines.extend(f"  {summary}" for summary in self.claims)
         lines.append(self.summary())
         return "\n".join(lines)
 
@@ -799,6 +695,7 @@ class Report:
             "summary": self.summary(),
             "violations": len(self.violations),
             "warnings": len(self.warnings),
+            "claims": [summary.to_json() for summary in self.claims],
             "checks": [
                 {
                     "name": c.name,
@@ -914,7 +811,11 @@ def _argument_error(
     if dataset is not None and not Path(dataset).is_dir():
         return CheckResult("turtle", "error", note=f"--dataset {str(dataset)!r} is not a folder")
     if sources is not None and not Path(sources).is_dir():
-        return CheckResult("quotes", "error", note=f"--sources {str(sources)!r} is not a folder")
+        return CheckResult(
+            "quotes",
+            "error",
+            note=f"--sources {str(sources)!r} is not a folder (fill it with 'atlas sources fetch')",
+        )
     if max_age_days < 0:
         return CheckResult("dates", "error", note=f"--max-age {max_age_days} is negative")
     if export_path is not None and not Path(export_path).is_file():
@@ -967,7 +868,7 @@ def _turtle_checks(
     if parsed.syntax:
         skipped = [
             CheckResult(name, "skipped", note="the Turtle files do not parse")
-            for name in ("shapes", "consistency", "dates")
+            for name in ("shapes", "consistency", "dates", "markup")
         ]
         syntax = tuple(sorted(parsed.syntax, key=_problem_order))
         return [CheckResult("turtle", "ran", syntax, count), *skipped], None
@@ -980,13 +881,19 @@ def _turtle_checks(
     later: list[CheckResult] = []
     if document is not None:  # checked while the SHACL engine may still run
         doc = document
-        later.append(_guarded("consistency", lambda: parsed.located(consistency_problems(doc))))
+        later.append(
+            _guarded(
+                "consistency",
+                lambda: parsed.located([*consistency_problems(doc), *source_problems(doc)]),
+            )
+        )
         later.append(
             _guarded(
                 "dates",
                 lambda: parsed.located(date_problems(doc, today=today, max_age_days=max_age_days)),
             )
         )
+        later.append(_guarded("markup", lambda: parsed.located(markup_problems(doc))))
     shapes = _guarded(
         "shapes",
         lambda: parsed.located(schema.shacl_problems(parsed.graph, results=parsed.shape_results())),
@@ -998,7 +905,7 @@ def _turtle_checks(
     if document is None:
         results += [
             CheckResult(name, "skipped", note="the Turtle files could not be read")
-            for name in ("consistency", "dates")
+            for name in ("consistency", "dates", "markup")
         ]
         return results, None
     return results + later, document
@@ -1015,7 +922,7 @@ def _quote_checks(
     unread = "the Turtle files could not be read"
     results = []
     if sources is None:
-        results.append(CheckResult("quotes", "skipped", note="no --sources DIR given"))
+        results.append(CheckResult("quotes", "skipped", note=NO_SOURCES))
     elif document is None:
         results.append(CheckResult("quotes", "skipped", note=unread))
     else:
@@ -1026,13 +933,33 @@ def _quote_checks(
     elif document is None:
         results.append(CheckResult("online", "skipped", note=unread))
     else:
-        from atlas._fetch import online_problems  # noqa: PLC0415
+        from atlas.sources import online_problems  # noqa: PLC0415
 
         doc = document
-        results.append(
-            _guarded("online", lambda: parsed.located(online_problems(doc, fetch_policy)))
-        )
+        fetched = _guarded("online", lambda: parsed.located(online_problems(doc, fetch_policy)))
+        results.append(_not_reached(fetched, doc))
     return results
+
+
+#: What ``atlas check`` says, in one line, when it was given no snapshots to check quotes with.
+NO_SOURCES = (
+    "quotes not verified: no snapshots given; get them with 'atlas sources fetch', "
+    "then run 'atlas check --sources'"
+)
+
+
+def _not_reached(online: CheckResult, document: AtlasDocument) -> CheckResult:
+    """The online check, as an error saying how many sources and quotes were not checked."""
+    unreached = {p.subject for p in online.problems if p.code == "unreachable"}
+    if online.status != "ran" or not unreached:
+        return online
+    cited = {c.source for c in document.citations}
+    quotes = sum(c.source in unreached for c in document.citations)
+    note = (
+        f"{len(unreached)} of {len(cited)} cited sources were not checked (not reached, or not "
+        f"text): their {quotes} quote{'s' * (quotes != 1)} were not verified"
+    )
+    return replace(online, status="error", note=note)
 
 
 def check(
@@ -1054,9 +981,12 @@ def check(
     Schema against the models. Nothing is written, and nothing touches the network unless
     ``online`` is true.
 
-    ``dataset`` names a folder whose ``*.ttl`` files (and ``atlas.json``, when there is one) are
-    checked instead of the shipped ones; ``files`` and ``export_path`` name them one by one.
-    ``fetch_policy`` sets the limits of the online check.
+    ``dataset`` names a folder whose ``*.ttl`` files (and ``atlas.json`` with ``paths.json``,
+    where there are) are checked instead of the shipped ones, the export against a fresh one made
+    with the folder's witness records (``witness/*.json``); ``files`` and ``export_path`` name
+    them one by one. Without ``sources`` the quotes are not verified (the report says so in one
+    line). ``fetch_policy`` sets the limits of the online check, which is an error when it could
+    not reach some sources.
 
     >>> check().exit_code
     0
@@ -1077,20 +1007,23 @@ def check(
         except _CouldNotRunError as failed:
             return failed.report()
         results, document = _turtle_checks(parsed, today, max_age_days)
+    claims: tuple[ClaimSummary, ...] = ()
+    if document is not None:
+        witnessed = _witnessed(document, dataset, shipped=files is None)
+        results.append(
+            _guarded(
+                "claims",
+                lambda: parsed.located(
+                    [p for p in claim_problems(witnessed) if p.code not in SHAPED]
+                ),
+            )
+        )
+        claims = summaries(document)
     results += _quote_checks(parsed, document, sources, online, fetch_policy)
     clean = document is not None and not any(
         p.severity == "violation" for r in results for p in r.problems
     )
-    shipped_turtle = files is None
-
-    def fresh() -> str:
-        """What 'atlas export' would write now, from the document already read and checked."""
-        from atlas import export  # noqa: PLC0415
-
-        assert document is not None  # noqa: S101 - only called when clean
-        return export.dumps(export.with_witnesses(document) if shipped_turtle else document)
-
-    compared = fresh if clean else None
+    compared = _fresh_export(document, dataset, shipped=files is None) if clean else None
     if export_path is None and files is None:
         from atlas import _resources  # noqa: PLC0415
 
@@ -1108,11 +1041,41 @@ def check(
         results.append(CheckResult("export", "skipped", note="no --export FILE given"))
     else:
         given = Path(export_path)
-        results.append(
-            _guarded("export", lambda: _export_check(given, str(given), compared, confine))
-        )
+        results.append(_guarded("export", lambda: _folder_export_check(given, compared, confine)))
     results.append(_guarded("json-schema", _schema_file_problems))
-    return Report(tuple(results))
+    return Report(tuple(results), claims)
+
+
+def _witnessed(document: AtlasDocument, dataset: Path | None, *, shipped: bool) -> AtlasDocument:
+    """The document with the witness records its claims may name (none for loose files)."""
+    from atlas import _dataset, export  # noqa: PLC0415
+
+    try:
+        if dataset is not None:
+            return export.with_witnesses(document, _dataset.witness_records(dataset))
+        return export.with_witnesses(document) if shipped else document
+    except DatasetError:  # reported by the export check; claims then name no observation
+        return document
+
+
+def _fresh_export(
+    document: AtlasDocument | None, dataset: Path | None, *, shipped: bool
+) -> Callable[[], str]:
+    """What 'atlas export' would write now, from the document already read and checked.
+
+    With the witness records of the dataset: those of the ``dataset`` folder, the shipped ones
+    for the shipped Turtle, none for Turtle files given one by one.
+    """
+
+    def fresh() -> str:
+        from atlas import _dataset, export  # noqa: PLC0415
+
+        assert document is not None  # noqa: S101 - only called when clean
+        if dataset is not None:
+            return export.dumps(export.with_witnesses(document, _dataset.witness_records(dataset)))
+        return export.dumps(export.with_witnesses(document) if shipped else document)
+
+    return fresh
 
 
 def _without_duplicates(read: list[Problem], shapes: CheckResult) -> list[Problem]:
@@ -1222,6 +1185,53 @@ def _export_check(
     elif now is not None and not problems:
         problems.extend(_staleness(text, now, name))
     return CheckResult("export", "ran", tuple(problems), note)
+
+
+def _folder_export_check(
+    file: Path, fresh: Callable[[], str] | None, folder: Path | None
+) -> CheckResult:
+    """The export check of a given file; for a dataset folder's own export, its table too.
+
+    A witness record of the folder that cannot be read is a violation of the export check.
+    """
+    from atlas import _dataset  # noqa: PLC0415
+
+    try:
+        result = _export_check(file, str(file), fresh, folder)
+    except DatasetError as error:
+        return CheckResult("export", "ran", error.problems)
+    table = None if folder is None else Path(folder) / _dataset.TABLE_NAME
+    if result.problems or fresh is None or table is None or not os.path.lexists(table):
+        return result  # a folder's table is a cache: checked where there is one
+    return replace(result, problems=tuple(_folder_table_problems(file, table, folder)))
+
+
+def _folder_table_problems(export_file: Path, table: Path, folder: Path | None) -> list[Problem]:
+    """The table of printed paths beside a folder's export was made from it."""
+    from atlas import _pathtable  # noqa: PLC0415
+
+    try:
+        if folder is not None:
+            inside(folder, table.name)
+        text = read_bytes(table, MAX_TURTLE_BYTES).decode("utf-8")
+        export_text = read_bytes(export_file, MAX_TURTLE_BYTES).decode("utf-8")
+    except (UnsafeFileError, UnicodeDecodeError) as error:
+        reason = f"refused: {error}"
+    except OSError as error:
+        raise _CouldNotRunError(f"cannot read {str(table)!r}: {error}") from None
+    else:
+        if text == _pathtable.dumps(_pathtable.build(export_text)):
+            return []
+        reason = "stale: not made from the export beside it"
+    return [
+        Problem(
+            "violation",
+            f"{reason} ('atlas path' would answer through the models, more slowly)",
+            file=str(table),
+            hint=f"run 'atlas export --dataset {folder}' and commit the result",
+            code="stale" if reason.startswith("stale") else "unsafe",
+        )
+    ]
 
 
 def _staleness(text: str, fresh: str, name: str) -> list[Problem]:

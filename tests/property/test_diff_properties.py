@@ -32,6 +32,8 @@ def _mutated(
 ) -> tuple[AtlasDocument, tuple[str, str, str, str]]:
     """One change to ``document`` and the (kind, collection, id, level) it must be reported as."""
     data: dict[str, Any] = export.to_data(document)
+    if kind == "refresh-quote" and not data["citations"]:  # every claim is flagged
+        kind = "reword-stage"
     if kind == "add-stage":
         stage = {**data["stages"][pick % len(data["stages"])], "id": "brand-new-stage"}
         data["stages"].append(stage)
@@ -53,7 +55,9 @@ def _mutated(
         expected = ("changed", "citations", citation["id"], "patch")
     elif kind == "reword-stage":
         stage = data["stages"][pick % len(data["stages"])]
-        stage["description"] += " More."
+        stage["claims"][0]["text"] += " More."
+        for derived in ("description", "unsupportedClaims"):  # made again from the claims
+            stage.pop(derived, None)
         expected = ("changed", "stages", stage["id"], "minor")
     else:  # deprecate-step
         live = [s for s in data["steps"] if not s.get("deprecated")]

@@ -75,13 +75,9 @@ def test_paths_are_consistent_subgraphs(document: AtlasDocument) -> None:
                     and {step.from_stage, step.to_stage} <= set(stage_ids)
                 ):
                     assert step in steps, (step.id, selection)
-            # python_ends are exactly the returned steps that leave the interpreter
+            # python_ends are exactly the returned steps the data marks as ending Python
             ends = [j.step.id for j in path.python_ends]
-            assert ends == [
-                j.step.id
-                for j in path.steps
-                if j.from_stage.executes_in_python and not j.to_stage.executes_in_python
-            ]
+            assert ends == [j.step.id for j in path.steps if j.step.ends_python]
             # the summary counts what is returned
             assert path.summary.endswith(
                 f": {len(stage_ids)} stage{'s' * (len(stage_ids) != 1)},"
