@@ -266,3 +266,22 @@ def test_file_names_that_are_not_utf8_are_printed_escaped(
     code, out, _ = run(capsys, "check", "--dataset", str(folder))
     assert code == 0
     assert "data\\xff/toy.ttl:31: warning" in out  # the byte, as a text shows it
+
+
+def test_path_graph_breaks_is_a_flag_for_torch_compile_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "path", "compile", "gpu", "--graph-breaks")
+    assert code == 0
+    assert (
+        out.splitlines()[0]
+        == "torch.compile on an NVIDIA GPU with graph breaks: 13 stages, 14 steps"
+    )
+    assert "normal Python" in out
+    code, same, _ = run(capsys, "path", "compile", "gpu", "--branch", "Graph Breaks")
+    assert (code, same) == (0, out)
+    code, out, err = run(capsys, "path", "eager", "cpu", "--graph-breaks")
+    assert code == 1
+    assert out == ""
+    assert "graph breaks apply under torch.compile only, not under eager mode on a CPU" in err
+    assert "Traceback" not in err

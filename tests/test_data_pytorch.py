@@ -120,7 +120,8 @@ def test_the_pytorch_atlas_has_the_specified_shape(document: AtlasDocument) -> N
     """The issue that created the atlas fixes its 16 stages, 19 steps and four paths."""
     pytorch = [s for s in document.stages if "pytorch" in s.atlases]
     assert len(pytorch) == 16
-    assert len([s for s in document.steps if s.atlas == "pytorch"]) == 19
+    # 19 steps on the page's paths; the graph-break branch adds its own, off by default
+    assert len([s for s in document.steps if s.atlas == "pytorch" and s.branch is None]) == 19
     expected = {
         ("eager", "cpu"): (5, 4),
         ("eager", "gpu"): (5, 4),
@@ -144,3 +145,28 @@ def test_python_hands_over_where_the_data_says(document: AtlasDocument) -> None:
         compiled = atlas.path("compile", device)
         assert [j.id for j in compiled.python_ends] == ["pytorch-cpython-intercepted-by-dynamo"]
         assert compiled.python_ends[0].to_stage.id == "torchdynamo"
+
+
+def test_the_graph_break_branch_is_off_by_default_and_for_torch_compile_only() -> None:
+    """The page: code Dynamo cannot trace runs in normal Python, through ATen dispatch."""
+    for device, (n_stages, n_steps) in (("cpu", (9, 10)), ("gpu", (13, 14))):
+        plain = atlas.path("compile", device)
+        broken = atlas.path("compile", device, graph_breaks=True)
+        assert (len(broken.stages), len(broken.steps)) == (n_stages, n_steps), broken.summary
+        assert broken.summary.split(":")[0].endswith(" with graph breaks")
+        added = {j.id for j in broken.steps} - {j.id for j in plain.steps}
+        assert "pytorch-graph-break-code-calls-aten-dispatch" in added
+        assert "aten-dispatch" in {s.id for s in broken.stages}
+        assert "aten-dispatch" not in {s.id for s in plain.stages}
+        # Python ends at Dynamo's capture, and at the dispatch of the code left to Python
+        assert [j.id for j in broken.python_ends] == [
+            "pytorch-cpython-intercepted-by-dynamo",
+            "pytorch-graph-break-code-calls-aten-dispatch",
+        ]
+        # the witness runs saw that code go through the dispatcher
+        observed = [
+            c for j in broken.steps if j.id in added for c in j.step.claims if c.observed_in
+        ]
+        assert observed, added
+        with pytest.raises(atlas.errors.BranchNotApplicableError, match=r"torch\.compile only"):
+            atlas.path("eager", device, graph_breaks=True)

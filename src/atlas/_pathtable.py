@@ -43,7 +43,11 @@ def _ends(result: ExecutionPath) -> str:
     """Where Python ends: the steps, then what the chosen values say about it, in our words."""
     steps = "; ".join(f"step {j.number} ({j.label})" for j in result.python_ends)
     text = f"Where Python ends: {steps or 'nowhere in this path'}"
-    explained = [c.explanation for c in result.selection if c.explanation]
+    explained = [
+        " ".join(f"{c.text}{' [unsupported]' * bool(c.unsupported)}" for c in value.claims)
+        for value in result.selection
+        if value.claims
+    ]
     return "\n".join([text, *explained])
 
 

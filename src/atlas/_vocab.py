@@ -146,6 +146,7 @@ CLASSES: dict[str, ClassMap] = {
                 _t("when", "ea:when", "refs", "scheme/"),
                 _t("whenAny", "ea:whenAny", "refs", "scheme/"),
                 _t("endsPython", "ea:endsPython", "bool"),
+                _t("branch", "ea:inBranch", "ref", "scheme/"),
                 Term("claims", "ea:about", "reverse", None, "Claim"),
                 _ORDER,
                 _t("deprecated", "owl:deprecated", "bool"),

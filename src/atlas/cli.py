@@ -102,7 +102,8 @@ def _dump(model: Any) -> Any:
 def _cmd_path(args: argparse.Namespace) -> int:
     from atlas import _pathtable  # noqa: PLC0415 - standard library only
 
-    if not args.json:
+    branches = tuple(args.branch) + (("graph breaks",) if args.graph_breaks else ())
+    if not args.json and not branches:  # the table holds the default paths
         from atlas import _resources  # noqa: PLC0415
 
         try:
@@ -117,7 +118,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
             return 0
     from atlas import query  # noqa: PLC0415
 
-    result = query.path(*args.values, atlas=args.atlas)
+    result = query.path(*args.values, atlas=args.atlas, branches=branches)
     if args.json:
         _print_json(_dump(result))
     else:
@@ -471,6 +472,19 @@ def _parser() -> argparse.ArgumentParser:
         help="one value per dimension, in order (PyTorch: MODE DEVICE, e.g. compile gpu)",
     )
     cmd.add_argument("--atlas", default="pytorch", help="the atlas (default: pytorch)")
+    cmd.add_argument(
+        "--graph-breaks",
+        action="store_true",
+        help="torch.compile only: add the code TorchDynamo cannot trace, which runs in normal "
+        "Python between compiled graphs (the same as --branch 'graph breaks')",
+    )
+    cmd.add_argument(
+        "--branch",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="add a branch the default path leaves out (repeatable)",
+    )
 
     for name, handler, text in (
         ("stages", _cmd_stages, "list the stages"),

@@ -17,6 +17,7 @@ __all__ = [
     "ArgumentTypeError",
     "ArgumentValueError",
     "AtlasError",
+    "BranchNotApplicableError",
     "CycleError",
     "DatasetError",
     "MissingValueError",
@@ -153,6 +154,22 @@ class UnknownValueError(AtlasError, ValueError):
         if extra:
             message += f"; {extra}"
         super().__init__(message)
+
+
+class BranchNotApplicableError(UnknownValueError):
+    """A branch asked for under values where none of its steps apply (graph breaks in eager mode).
+
+    >>> str(BranchNotApplicableError("graph breaks", ["torch.compile"], ["eager mode", "on a CPU"]))
+    'graph breaks apply under torch.compile only, not under eager mode on a CPU'
+    """
+
+    def __init__(self, branch: str, under: list[str], chosen: list[str]) -> None:
+        self.value = branch
+        self.choices = tuple(under)
+        where = " or ".join(under) or "other values"
+        ValueError.__init__(
+            self, f"{branch} apply under {where} only, not under {' '.join(chosen)}"
+        )
 
 
 class MissingValueError(UnknownValueError):

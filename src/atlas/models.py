@@ -394,6 +394,13 @@ class Step(_Claimed):
             "(ea:endsPython); absent otherwise."
         ),
     )
+    branch: ConceptId | None = Field(
+        None,
+        description=(
+            "The branch the step belongs to (ea:inBranch), e.g. 'pytorch-branch/graph-breaks': "
+            "it is part of a path only when that branch is asked for."
+        ),
+    )
     claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position; breaks ties in journeys.")
     deprecated: bool | None = Field(
@@ -570,6 +577,9 @@ class ExecutionPath(_Model):
 
     atlas: Id = Field(description="The atlas's id.")
     selection: tuple[Concept, ...] = Field(description="The chosen value of each dimension.")
+    branches: tuple[Concept, ...] = Field(
+        (), description="The branches asked for, e.g. graph breaks (none by default)."
+    )
     stages: tuple[Stage, ...] = Field(description="The stages in journey order.")
     steps: tuple[JourneyStep, ...] = Field(description="The steps in journey order.")
 
@@ -606,7 +616,7 @@ class ExecutionPath(_Model):
     @functools.cached_property
     def summary(self) -> str:
         """The chosen values, then how many stages and steps the path has."""
-        phrase = " ".join([c.phrase for c in self.selection])
+        phrase = " ".join([c.phrase for c in (*self.selection, *self.branches)])
         n_stages, n_steps = len(self.stages), len(self.steps)
         return (
             f"{phrase}: {n_stages} stage{'s' * (n_stages != 1)},"

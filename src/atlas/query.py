@@ -11,13 +11,15 @@ import heapq
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from atlas import _resources
 from atlas._names import fold, optional_text, text
 from atlas.errors import (
+    ArgumentTypeError,
+    BranchNotApplicableError,
     CycleError,
     DatasetError,
     MissingValueError,
@@ -261,7 +263,10 @@ class _AtlasIndex:
     names: tuple[str, ...]  # the dimensions' labels, in order
     # the dimensions' lookups, in order: casefolded label, alias, name or id -> the value
     lookups: tuple[dict[str, _Value], ...]
-    paths: dict[tuple[_Value, ...], ExecutionPath]  # memo: the paths computed, by their values
+    paths: dict[tuple[object, ...], ExecutionPath]  # memo: the paths computed, by their values
+    plain: int  # the steps in no branch: the only ones a path has unless a branch is asked for
+    # the branches of the atlas's steps: every folded label, alias, name or id -> the branch
+    branches: dict[str, _Value]
     # per live step in journey order: the step as the 1st, 2nd... step of a journey, as far as
     # it can come (its own place in journey order; any place when the atlas has a cycle)
     variants: tuple[tuple[JourneyStep, ...], ...]
@@ -381,6 +386,14 @@ class Index:
                 lookup.setdefault(key, value)
         return _Dimension(scheme, lookup)
 
+    def _concept(self, concept_id: str) -> Concept:
+        """The concept with this id (``scheme/value``), e.g. a branch."""
+        scheme = self.schemes.get(concept_id.split("/", 1)[0])
+        found = next((c for c in scheme.values if c.id == concept_id), None) if scheme else None
+        if found is None:
+            raise UnknownIdError("concept", concept_id, [])
+        return found
+
     def _index_of(self, atlas: Atlas) -> _AtlasIndex:
         cached = self._atlas_index.get(atlas.id)
         if cached is not None:
@@ -413,6 +426,16 @@ class Index:
                 for value in dim.scheme.values
             }
             lookups.append({key: wrapped[value.id] for key, value in dim.lookup.items()})
+        in_branch: dict[str, int] = {}
+        for j, i in enumerate(order):
+            branch_id = live[i].branch
+            if branch_id is not None:
+                in_branch[branch_id] = in_branch.get(branch_id, 0) | 1 << j
+        branches: dict[str, _Value] = {}
+        for concept_id, mask in sorted(in_branch.items()):
+            branch = _Value(self._concept(concept_id), mask)
+            for key in sorted(value_keys(branch.concept)):
+                branches.setdefault(key, branch)
         bits = {sid: 1 << p for p, sid in enumerate(whole)}
         ends = [(bits[live[i].from_stage], bits[live[i].to_stage]) for i in order] if bits else None
         # in journey order a step comes at most as the (j+1)-th; with a cycle, anywhere
@@ -439,6 +462,8 @@ class Index:
             lookups=tuple(lookups),
             paths={},
             variants=variants,
+            plain=((1 << len(live)) - 1) & ~functools.reduce(operator.or_, in_branch.values(), 0),
+            branches=branches,
         )
         self._atlas_index[atlas.id] = built
         return built
@@ -505,8 +530,14 @@ class Index:
             chosen.append(known)
         return tuple(chosen)
 
-    def path(self, *values: str, atlas: str = DEFAULT_ATLAS, **named: str) -> ExecutionPath:
-        """The execution path of ``atlas`` under the given dimension values."""
+    def path(
+        self,
+        *values: str,
+        atlas: str = DEFAULT_ATLAS,
+        branches: tuple[str, ...] = (),
+        **named: str,
+    ) -> ExecutionPath:
+        """The execution path of ``atlas`` under the given dimension values (and branches)."""
         # an atlas given by its id, with its index built, needs no lookup
         aindex = self._atlas_index.get(atlas) or self._index_of(self.atlas(atlas))
         # values given positionally as keys of the lookups (folded) are found at once
@@ -521,17 +552,64 @@ class Index:
                 [a.id for a in self.atlases.values() if a.dimensions],
                 extra=f"atlas {found.id!r} has no dimensions and so no execution paths",
             )
-        cached = aindex.paths.get(chosen)  # type: ignore[arg-type]  # no None left
+        key: tuple[object, ...] = chosen
+        picked: tuple[_Value, ...] = ()
+        if branches:
+            picked = self._branches(aindex, branches)
+            key = (*chosen, *picked)
+        cached = aindex.paths.get(key)
         if cached is None:
-            cached = aindex.paths[chosen] = self._compute(aindex, chosen)  # type: ignore[index, arg-type]
+            cached = self._compute(aindex, chosen, picked)  # type: ignore[arg-type]
+            self._check_branches(aindex, chosen, picked)  # type: ignore[arg-type]
+            aindex.paths[key] = cached
         return cached
 
-    def _compute(self, aindex: _AtlasIndex, chosen: tuple[_Value, ...]) -> ExecutionPath:
+    @staticmethod
+    def _branches(aindex: _AtlasIndex, names: tuple[str, ...]) -> tuple[_Value, ...]:
+        """The branches named, in curated order, each once."""
+        picked: dict[int, _Value] = {}
+        for name in names:
+            branch = aindex.branches.get(fold(name)) if isinstance(name, str) else None
+            if branch is None:
+                known = sorted({b.concept.label for b in aindex.branches.values()})
+                extra = "" if known else f"atlas {aindex.atlas.id!r} has no branches"
+                raise UnknownValueError(
+                    f"branch of atlas {aindex.atlas.id!r}", str(name), known, extra=extra
+                )
+            picked[id(branch)] = branch
+        return tuple(sorted(picked.values(), key=lambda b: (b.concept.order or 0, b.concept.id)))
+
+    @staticmethod
+    def _check_branches(
+        aindex: _AtlasIndex, chosen: tuple[_Value, ...], picked: tuple[_Value, ...]
+    ) -> None:
+        """A branch asked for must add steps under the chosen values (graph breaks: compile)."""
+        mask = aindex.full
+        for value in chosen:
+            mask &= value.mask
+        for branch in picked:
+            if not mask & branch.mask:
+                under: list[str] = []
+                for lookup in aindex.lookups:  # the values of the dimensions it is limited by
+                    values = list(dict.fromkeys(lookup.values()))
+                    fit = [v.concept.label for v in values if v.mask & branch.mask]
+                    if len(fit) < len(values):
+                        under += fit
+                raise BranchNotApplicableError(
+                    branch.concept.label,
+                    list(dict.fromkeys(under)),
+                    [v.concept.phrase for v in chosen],
+                )
+
+    def _compute(
+        self, aindex: _AtlasIndex, chosen: tuple[_Value, ...], picked: tuple[_Value, ...] = ()
+    ) -> ExecutionPath:
         mask = aindex.full
         selection: tuple[Concept, ...] = ()
         for value in chosen:
             mask &= value.mask
             selection += value.selection
+        mask &= functools.reduce(operator.or_, (b.mask for b in picked), aindex.plain)
         journey: tuple[JourneyStep, ...]
         if aindex.position is not None:
             # the steps numbered 1, 2, 3... in journey order, and their stages' bits
@@ -552,7 +630,13 @@ class Index:
             stages = tuple(map(self.stages.__getitem__, stage_order))
         return _build(
             ExecutionPath,
-            {"atlas": aindex.atlas.id, "selection": selection, "stages": stages, "steps": journey},
+            {
+                "atlas": aindex.atlas.id,
+                "selection": selection,
+                "branches": tuple(map(_CONCEPT, picked)),
+                "stages": stages,
+                "steps": journey,
+            },
             _PATH_FIELDS,
         )
 
@@ -699,16 +783,27 @@ def load() -> AtlasDocument:
         raise DatasetError(problems, source="shipped export") from None
 
 
-def path(*values: str, atlas: str = DEFAULT_ATLAS, **dimensions: str) -> ExecutionPath:
+def path(
+    *values: str,
+    atlas: str = DEFAULT_ATLAS,
+    graph_breaks: bool = False,
+    branches: Sequence[str] = (),
+    **dimensions: str,
+) -> ExecutionPath:
     """The execution path of an atlas under one value of each of its dimensions.
 
     Values are given in the atlas's dimension order or by dimension name, as labels, aliases or
-    ids, case-insensitively.
+    ids, case-insensitively. A branch, off by default, adds the steps of a case the default
+    path leaves out: ``graph_breaks=True`` (the same as ``branches=["graph breaks"]``) adds the
+    code TorchDynamo cannot trace, which runs in normal Python between compiled graphs; it
+    applies under torch.compile only.
 
     >>> print(path("torch.compile", "NVIDIA GPU"))
     torch.compile on an NVIDIA GPU: 12 stages, 12 steps
     >>> path(mode="eager", device="cpu").summary
     'eager mode on a CPU: 5 stages, 4 steps'
+    >>> path("compile", "gpu", graph_breaks=True).summary
+    'torch.compile on an NVIDIA GPU with graph breaks: 13 stages, 14 steps'
 
     Raises:
         UnknownValueError: a value no dimension knows; the message lists the valid ones.
@@ -717,6 +812,16 @@ def path(*values: str, atlas: str = DEFAULT_ATLAS, **dimensions: str) -> Executi
         ArgumentValueError: text that is not valid Unicode (a ``ValueError``).
     """
     idx = index()
+    if graph_breaks or branches:
+        if not isinstance(graph_breaks, bool):
+            raise ArgumentTypeError("graph_breaks", graph_breaks, "a bool (True or False)")
+        if isinstance(branches, str) or not isinstance(branches, Sequence):
+            raise ArgumentTypeError("branches", branches, "a list of branch names")
+        for value in branches:
+            text(value, "branch", _VALUE)
+        named = (*branches, *(["graph breaks"] if graph_breaks else []))
+        named_values: dict[str, Any] = dict(dimensions)  # a dimension is never called 'branches'
+        return idx.path(*values, atlas=text(atlas, "atlas", _ATLAS), branches=named, **named_values)
     key = (atlas, values, *dimensions.items()) if dimensions else (atlas, values)
     try:
         found = idx._calls.get(key)  # noqa: SLF001 - the module's own memo on its index
@@ -728,7 +833,7 @@ def path(*values: str, atlas: str = DEFAULT_ATLAS, **dimensions: str) -> Executi
         for name, value in dimensions.items():
             text(value, name, _VALUE)
         text(atlas, "atlas", _ATLAS)
-        found = idx.path(*values, atlas=atlas, **dimensions)
+        found = idx.path(*values, atlas=atlas, **dict[str, Any](dimensions))
         if len(idx._calls) < _MAX_CALLS:  # noqa: SLF001 - bounded: values come from users
             idx._calls[key] = found  # noqa: SLF001
     return found

@@ -198,6 +198,8 @@ def consistency_problems(document: AtlasDocument) -> list[Problem]:  # noqa: C90
                     f"condition {value!r} is not a known dimension value",
                     code="dangling",
                 )
+        if step.branch is not None and step.branch not in concepts:
+            bad("step", step.id, f"branch {step.branch!r} is not a known concept", code="dangling")
         if atlas is not None:
             for dim in atlas.dimensions:
                 given = [v for v in step.when if v.startswith(dim + "/")]
