@@ -80,7 +80,8 @@ def _environment() -> Any:
         lstrip_blocks=True,
     )
     env.filters["token"] = css_token
-    env.filters["date"] = lambda day: day.isoformat()
+    # a check time is shown as its day (pav:retrievedOn is a date-time, midnight UTC here)
+    env.filters["date"] = lambda moment: getattr(moment, "date", lambda: moment)().isoformat()
     return env
 
 

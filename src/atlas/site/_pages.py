@@ -17,6 +17,7 @@ from atlas.errors import AtlasError
 from atlas.models import (
     Atlas,
     AtlasDocument,
+    Claim,
     Concept,
     ConceptScheme,
     Evidence,
@@ -130,8 +131,13 @@ class PathGroup:
 
     @property
     def python_ends(self) -> tuple[JourneyStep, ...]:
-        """The steps that leave the Python interpreter."""
+        """The steps where the model's own operations stop running as individual Python calls."""
         return self.views[0].path.python_ends
+
+    @property
+    def explained(self) -> tuple[Concept, ...]:
+        """The chosen values that explain where Python ends under them (the modes), in order."""
+        return tuple(c for c in self.views[0].path.selection if c.claims)
 
 
 @dataclass(frozen=True)
@@ -208,6 +214,10 @@ class Page:
         """The citations with their sources."""
         return self.index.evidence(tuple(citations))
 
+    def claim_evidence(self, claims: Sequence[Claim]) -> tuple[Evidence, ...]:
+        """The citations of these claims, in order, with their sources."""
+        return self.evidence([c for claim in claims for c in claim.citations])
+
     def stage_label(self, stage_id: str) -> str:
         """The label of a stage."""
         return self.index.stage(stage_id).label
@@ -281,6 +291,9 @@ class Page:
             else:
                 labels = [v.label for v in scheme.values if v.id in step.when]
                 parts.append(" or ".join(labels) if labels else f"no {scheme.label}")
+        if step.branch is not None:  # off by default: shown only when its branch is asked for
+            branch = self.index._concept(step.branch)  # noqa: SLF001 - the site reads its index
+            parts.append(f"only {branch.phrase}, a branch off by default")
         return "; ".join(parts) if parts else "always"
 
     def step_label(self, step: Step) -> str:
