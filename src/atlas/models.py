@@ -171,6 +171,24 @@ class _Claimed(_Model):
         return model
 
 
+class _Cited(_Claimed):
+    """A model whose claims are cited: its citations and flagged sentences, made from them."""
+
+    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
+
+    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def citations(self) -> tuple[str, ...]:
+        """The citations of its claims, in order."""
+        return _cited(self.claims)
+
+    @computed_field(description="The texts of its claims flagged unsupported.")  # type: ignore[prop-decorator]
+    @functools.cached_property
+    def unsupported_claims(self) -> tuple[str, ...]:
+        """The texts of its claims flagged unsupported."""
+        return _flagged(self.claims)
+
+
 class Concept(_Claimed):
     """A value of a concept scheme: a mode, a device, a stage kind..."""
 
@@ -312,14 +330,13 @@ class Source(_Model):
     )
 
 
-class Technology(_Claimed):
+class Technology(_Cited):
     """A language, runtime, library, compiler, representation or format that stages belong to."""
 
     type: Literal["Technology"] = Field("Technology", description="Always 'Technology'.")
     id: Id = Field(description="The technology's id, e.g. 'python'.")
     label: Text = Field(description="Its name, e.g. 'Python'.")
     kind: ConceptId = Field(description="A concept of the 'technology-kind' scheme.")
-    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position.")
 
     @computed_field(description="Its claims joined in order: the text users read.")  # type: ignore[prop-decorator]
@@ -328,14 +345,8 @@ class Technology(_Claimed):
         """Its claims joined in order: the text users read."""
         return _joined(self.claims)
 
-    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
-    @functools.cached_property
-    def citations(self) -> tuple[str, ...]:
-        """The citations of its claims, in order."""
-        return _cited(self.claims)
 
-
-class Stage(_Claimed):
+class Stage(_Cited):
     """A place where the work happens: a language, runtime, compiler, representation, device."""
 
     type: Literal["Stage"] = Field("Stage", description="Always 'Stage'.")
@@ -348,7 +359,6 @@ class Stage(_Claimed):
         description="True when the Python interpreter does the stage's work."
     )
     atlases: tuple[Id, ...] = Field(description="The atlases the stage is part of.")
-    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position; breaks ties in journeys.")
     deprecated: bool | None = Field(
         None, description="True for a retired stage (owl:deprecated); absent otherwise."
@@ -361,20 +371,8 @@ class Stage(_Claimed):
         """Its claims joined in order: the text users read."""
         return _joined(self.claims)
 
-    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
-    @functools.cached_property
-    def citations(self) -> tuple[str, ...]:
-        """The citations of its claims, in order."""
-        return _cited(self.claims)
 
-    @computed_field(description="The texts of its claims flagged unsupported.")  # type: ignore[prop-decorator]
-    @functools.cached_property
-    def unsupported_claims(self) -> tuple[str, ...]:
-        """The texts of its claims flagged unsupported."""
-        return _flagged(self.claims)
-
-
-class Step(_Claimed):
+class Step(_Cited):
     """A hand-over from one stage to another, valid under stated conditions, always cited."""
 
     type: Literal["Step"] = Field("Step", description="Always 'Step'.")
@@ -401,7 +399,6 @@ class Step(_Claimed):
             "it is part of a path only when that branch is asked for."
         ),
     )
-    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position; breaks ties in journeys.")
     deprecated: bool | None = Field(
         None, description="True for a retired step (owl:deprecated); absent otherwise."
@@ -414,20 +411,8 @@ class Step(_Claimed):
         """What happens: its claims joined in order."""
         return _joined(self.claims)
 
-    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
-    @functools.cached_property
-    def citations(self) -> tuple[str, ...]:
-        """The citations of its claims, in order."""
-        return _cited(self.claims)
 
-    @computed_field(description="The texts of its claims flagged unsupported.")  # type: ignore[prop-decorator]
-    @functools.cached_property
-    def unsupported_claims(self) -> tuple[str, ...]:
-        """The texts of its claims flagged unsupported."""
-        return _flagged(self.claims)
-
-
-class Relation(_Claimed):
+class Relation(_Cited):
     """A cited relation between two technologies, such as 'CPython is written in C'."""
 
     type: Literal["Relation"] = Field("Relation", description="Always 'Relation'.")
@@ -436,7 +421,6 @@ class Relation(_Claimed):
     from_technology: Id = Field(alias="from", description="The technology the relation starts at.")
     to_technology: Id = Field(alias="to", description="The technology it points to.")
     relation: Literal["written in"] = Field(description="What the relation says.")
-    claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Curated position.")
 
     @computed_field(description="The relation in words: its claims joined in order.")  # type: ignore[prop-decorator]
@@ -444,12 +428,6 @@ class Relation(_Claimed):
     def statement(self) -> str:
         """The relation in words: its claims joined in order."""
         return _joined(self.claims)
-
-    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
-    @functools.cached_property
-    def citations(self) -> tuple[str, ...]:
-        """The citations of its claims, in order."""
-        return _cited(self.claims)
 
 
 class Counts(_Model):
