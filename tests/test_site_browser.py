@@ -49,16 +49,25 @@ pytestmark = [
 
 from atlas import site  # noqa: E402 - after the skips: the site package needs jinja2
 
-PATHS = Index(load()).all_paths("pytorch")
+_INDEX = Index(load())
+# the four combinations, then the two with the graph-break branch (torch.compile only)
+PATHS = [
+    *_INDEX.all_paths("pytorch"),
+    *(_INDEX.path("compile", d, branches=("graph breaks",)) for d in ("cpu", "gpu")),
+]
 
 
 def slug(path: ExecutionPath) -> str:
-    return "-".join(c.name for c in path.selection)
+    return "-".join(c.name for c in (*path.selection, *path.branches))
+
+
+def branch(path: ExecutionPath) -> str:
+    return path.branches[0].name if path.branches else "none"
 
 
 def fragment(path: ExecutionPath) -> str:
     return urllib.parse.urlencode(
-        {"mode": path.selection[0].name, "device": path.selection[1].name}
+        {"mode": path.selection[0].name, "device": path.selection[1].name, "branch": branch(path)}
     )
 
 
@@ -149,7 +158,7 @@ def check_view(page: Any, path: ExecutionPath) -> None:
     assert shown_steps(page) == [j.id for j in path.steps]
     assert page.locator("section.view:not([hidden])").count() == 1
     checked = page.locator("#selector input:checked").evaluate_all("xs => xs.map(x => x.value)")
-    assert checked == [c.name for c in path.selection]
+    assert checked == [*(c.name for c in path.selection), branch(path)]
 
 
 @pytest.mark.parametrize("path", PATHS, ids=slug)
@@ -177,7 +186,7 @@ def test_choosing_with_the_keyboard_only(open_page: Any, base_url: str) -> None:
         pytest.fail("Tab never reached the mode selector")
     label = page.locator("label.choice:has(input:focus)")
     assert label.evaluate("l => getComputedStyle(l).outlineStyle") != "none"  # focus is visible
-    target = PATHS[-1]  # torch.compile on an NVIDIA GPU
+    target = PATHS[3]  # torch.compile on an NVIDIA GPU
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.name") == "device"
@@ -191,7 +200,14 @@ def test_choosing_with_the_keyboard_only(open_page: Any, base_url: str) -> None:
 def test_a_fragment_may_name_values_by_label(open_page: Any, base_url: str) -> None:
     page = open_page().page
     page.goto(f"{base_url}pytorch/index.html#mode=torch.compile&device=NVIDIA%20GPU")
+    check_view(page, PATHS[3])
+    page.evaluate("location.hash = 'mode=compile&device=gpu&branch=Graph%20Breaks'")
+    page.wait_for_function("document.getElementById('summary').textContent.includes('breaks')")
     check_view(page, PATHS[-1])
+    # graph breaks apply to torch.compile only: in eager mode the default path is shown
+    page.evaluate("location.hash = 'mode=eager&device=cpu&branch=graph-breaks'")
+    page.wait_for_function("document.getElementById('summary').textContent.includes('eager')")
+    check_view(page, PATHS[0])
     page.evaluate("location.hash = 'mode=eager&device=cpu'")
     page.wait_for_function("document.getElementById('summary').textContent.includes('eager')")
     check_view(page, PATHS[0])

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from atlas.errors import AtlasError
+from atlas.errors import AtlasError, BranchNotApplicableError
 from atlas.models import (
     Atlas,
     AtlasDocument,
@@ -56,6 +56,12 @@ class SiteError(AtlasError, RuntimeError):
     """The site cannot be built: no tool or extra, data it cannot show, a folder it must keep."""
 
 
+#: The URL key of the branch choice (``#mode=...&device=...&branch=graph-breaks``), and its
+#: value for the default path.
+BRANCH_KEY = "branch"
+NONE = "none"
+
+
 def css_token(name: str) -> str:
     """A string safe to use as a CSS class or an HTML id: other characters are spelled out.
 
@@ -76,6 +82,7 @@ class View:
     slug: str
     path: ExecutionPath
     keys: tuple[str, ...]  # the dimension names, as used in the URL fragment
+    branch_key: str | None = None  # the key of the branch choice, when the atlas has branches
 
     @property
     def file(self) -> str:
@@ -94,8 +101,14 @@ class View:
 
     @property
     def values(self) -> dict[str, str]:
-        """Dimension name -> value name, e.g. ``{'mode': 'eager', 'device': 'cpu'}``."""
-        return {k: c.name for k, c in zip(self.keys, self.path.selection, strict=True)}
+        """Dimension name -> value name, e.g. ``{'mode': 'eager', 'device': 'cpu'}``.
+
+        With branches, their choice too: ``'branch': 'graph-breaks'``, or ``'none'``.
+        """
+        values = {k: c.name for k, c in zip(self.keys, self.path.selection, strict=True)}
+        if self.branch_key is not None:
+            values[self.branch_key] = self.path.branches[0].name if self.path.branches else NONE
+        return values
 
     @property
     def fragment(self) -> str:
@@ -497,32 +510,47 @@ class Page:
         if not atlas.dimensions:
             return []
         keys = tuple(s.label for s in self.dimensions(atlas))
+        branches = self.branches(atlas)
+        key = BRANCH_KEY if branches else None
+        plain = self.index.all_paths(atlas.id)
         found = [
-            View("-".join(css_token(c.name) for c in p.selection), p, keys)
-            for p in self.index.all_paths(atlas.id)
+            View("-".join(css_token(c.name) for c in p.selection), p, keys, key) for p in plain
         ]
+        for branch in branches:  # each path again with the branch, where it applies
+            for view in list(found[: len(plain)]):
+                values = tuple(c.id for c in view.path.selection)
+                try:
+                    path = self.index.path(*values, atlas=atlas.id, branches=(branch.id,))
+                except BranchNotApplicableError:
+                    continue
+                found.append(View(f"{view.slug}-{css_token(branch.name)}", path, keys, key))
         slugs = [v.slug for v in found]
         if len(set(slugs)) != len(slugs):
             raise SiteError(f"atlas {atlas.id!r}: two combinations share a page name: {slugs!r}")
         return found
 
+    def branches(self, atlas: Atlas) -> list[Concept]:
+        """The branches of the atlas's steps (graph breaks), in curated order."""
+        named = {s.branch for s in self.document.steps if s.atlas == atlas.id and s.branch}
+        return _ordered(self.index._concept(b) for b in named)  # noqa: SLF001 - its own index
+
     def view_data(self, atlas: Atlas, views: Sequence[View]) -> dict[str, Any]:
         """What the page script needs: the dimensions, and each view's values and texts."""
+        choices = [
+            {
+                "key": scheme.label,
+                "values": [{"name": v.name, "keys": sorted(value_keys(v))} for v in scheme.values],
+            }
+            for scheme in self.dimensions(atlas)
+        ]
+        branches = self.branches(atlas)
+        if branches:  # a choice of its own: none (the default path), or one branch
+            none = {"name": NONE, "keys": [NONE, "off"]}
+            values = [{"name": b.name, "keys": sorted(value_keys(b))} for b in branches]
+            choices.append({"key": BRANCH_KEY, "values": [none, *values]})
         return {
             "entry": atlas.entry_stage,
-            "dimensions": [
-                {
-                    "key": scheme.label,
-                    "values": [
-                        {
-                            "name": v.name,
-                            "keys": sorted(value_keys(v)),
-                        }
-                        for v in scheme.values
-                    ],
-                }
-                for scheme in self.dimensions(atlas)
-            ],
+            "dimensions": choices,
             "views": [
                 {
                     "slug": v.slug,

@@ -40,13 +40,17 @@
     return values;
   }
 
+  /* The view of these values; where there is none (graph breaks in eager mode), the view that
+     matches the most of them, the first choices weighing most. */
   function viewOf(values) {
     var found = null;
+    var best = -1;
     data.views.forEach(function (view) {
-      var same = data.dimensions.every(function (dim) {
-        return view.values[dim.key] === values[dim.key];
+      var score = 0;
+      data.dimensions.forEach(function (dim) {
+        score = score * 2 + (view.values[dim.key] === values[dim.key] ? 1 : 0);
       });
-      if (same && !found) { found = view; }
+      if (score > best) { best = score; found = view; }
     });
     return found || data.views[0];
   }
