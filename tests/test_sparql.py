@@ -42,6 +42,15 @@ def test_path_query_gives_the_stages_and_steps_of_atlas_path(mode: str, device: 
     assert found.steps == {j.step.id for j in expected.steps}
 
 
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_path_query_with_graph_breaks_gives_what_atlas_path_gives(device: str) -> None:
+    expected = atlas.path("compile", device, graph_breaks=True)
+    found = store.path("compile", device, branches=("graph breaks",))
+    assert found.steps == {j.step.id for j in expected.steps}
+    assert found.stages == {s.id for s in expected.stages}
+    assert found.steps > store.path("compile", device).steps
+
+
 def test_path_query_matches_the_index_on_every_toy_selection(
     toy: store.Local, toy_index: Index
 ) -> None:

@@ -564,6 +564,11 @@ class Index:
             aindex.paths[key] = cached
         return cached
 
+    def branch(self, atlas: str, name: str) -> Concept:
+        """The branch of ``atlas`` with this label, alias, name or id (graph breaks)."""
+        (picked,) = self._branches(self._index_of(self.atlas(atlas)), (name,))
+        return picked.concept
+
     @staticmethod
     def _branches(aindex: _AtlasIndex, names: tuple[str, ...]) -> tuple[_Value, ...]:
         """The branches named, in curated order, each once."""

@@ -438,7 +438,12 @@ def _resolve(dimensions: Mapping[str, str], atlas_iri: str | None) -> list[Term]
     index = query.index()
     if atlas_iri is not None:
         atlas_id = atlas_iri.removeprefix(f"{BASE_IRI}atlas/")
-        _, resolved = index.resolve((), dimensions, atlas=atlas_id)
+        named = dict(dimensions)
+        branch = named.pop("branch", None)  # a branch, such as graph breaks: off by default
+        found, resolved = index.resolve((), named, atlas=atlas_id)
+        if branch is not None:
+            picked = index.branch(found.id, branch)
+            resolved = (*resolved, picked)
         return [pyoxigraph.NamedNode(f"{BASE_IRI}scheme/{c.id}") for c in resolved]
     schemes: dict[str, list[ConceptScheme]] = {}
     for found in index.atlases.values():
@@ -553,19 +558,27 @@ class PathRows:
 
 
 def path(
-    *values: str, atlas: str = "pytorch", engine: Engine | None = None, **dimensions: str
+    *values: str,
+    atlas: str = "pytorch",
+    engine: Engine | None = None,
+    branches: tuple[str, ...] = (),
+    **dimensions: str,
 ) -> PathRows:
     """The stages and steps of a path, found by the named SPARQL query ``path``.
 
-    Values are read as :func:`atlas.path` reads them, and the answer is the same.
+    Values (and branches) are read as :func:`atlas.path` reads them, and the answer is the same.
 
     >>> found = path("torch.compile", "gpu")
     >>> len(found.stages), len(found.steps)
     (12, 12)
+    >>> len(path("torch.compile", "gpu", branches=("graph breaks",)).steps)
+    14
     """
     from atlas import query  # noqa: PLC0415 - resolves values as atlas.path does
 
-    found, chosen = query.index().resolve(values, dimensions, atlas)
+    index = query.index()
+    found, chosen = index.resolve(values, dimensions, atlas)
+    chosen = (*chosen, *(index.branch(found.id, name) for name in branches))
     bindings: dict[str, str | Term] = {"atlas": found.id}
     slots = named_query("path").selection
     bindings.update(
