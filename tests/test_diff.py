@@ -233,3 +233,19 @@ def test_an_older_context_is_compared_but_a_dangling_reference_is_not(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "/steps/0(toy-source-runs-in-interpreter)/to: no stage has the id 'toy-nowhere'" in err
+
+
+def test_an_export_of_the_previous_format_is_compared_as_this_format() -> None:
+    # the mini export of release 0.1.0 (format 1.0.0: texts whole, citations on the record)
+    old = MINI.parent / "mini-format-1.json"
+    result = diff.diff_files(old, MINI / "atlas.json")
+    # the mini data kept its version: only that is said, as a warning
+    assert [p.code for p in result.problems] == ["version"]
+    assert result.exit_code == 0
+    changed = {c.id: c for c in result.changes if c.kind == "changed"}
+    # a text read as one claim: unchanged where the claim is the same, changed where it differs
+    assert "toy-interpreter" not in changed
+    assert "claims" in changed["toy-gpu"].fields  # now flagged unsupported
+    added = {c.id for c in result.changes if c.kind == "added"}
+    assert {"guide-interpreter-step", "spec-targets-gpu"} <= added
+    assert not [c for c in result.changes if c.kind == "removed"]

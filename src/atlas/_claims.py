@@ -172,7 +172,17 @@ def _citation_use_problems(
     for citation in citations:
         subject = f"{BASE_IRI}citation/{citation.id}"
         claims = users.get(citation.id, [])
-        if not claims:
+        if citation.deprecated:
+            if claims:
+                yield Problem(
+                    "violation",
+                    f"citation {citation.id!r} is retired (owl:deprecated) but claims still cite "
+                    f"it: {', '.join(sorted(claims))}",
+                    subject=subject,
+                    hint="cite a live citation, or take the retirement back",
+                    code="retired-citation",
+                )
+        elif not claims:
             yield Problem(
                 "violation",
                 f"citation {citation.id!r} supports no claim",

@@ -180,6 +180,8 @@ CLASSES: dict[str, ClassMap] = {
                 ),
                 _t("support", "ea:support"),
                 _t("supportNote", "ea:supportNote"),
+                _t("deprecated", "owl:deprecated", "bool"),
+                _t("replacedBy", "dcterms:isReplacedBy", "ref", "citation/"),
             ),
         ),
         ClassMap(

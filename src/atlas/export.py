@@ -114,7 +114,8 @@ def read(path: Path, *, any_context: bool = False) -> AtlasDocument:
     ``atlas export`` checks the Turtle: every id a record names is a record of the export, no
     id (no source URL) is held twice, and so on (:func:`atlas.verify.export_problems`).
     ``any_context`` accepts an inline ``@context`` other than this version's (an older
-    release's terms; ``atlas diff`` compares records, not terms).
+    release's terms; ``atlas diff`` compares records, not terms), and reads an export of the
+    previous format (1.x) as this one (:mod:`atlas._upgrade`).
 
     Raises:
         DatasetError: naming the file, and the line (and JSON pointer) where it can.
@@ -136,6 +137,12 @@ def read(path: Path, *, any_context: bool = False) -> AtlasDocument:
             source=name,
         ) from None
     text, data = schema.load_json(raw, name)
+    if any_context and isinstance(data, dict):  # a comparison may span formats: read the old one
+        from atlas._upgrade import from_format_1  # noqa: PLC0415
+
+        upgraded = from_format_1(data)
+        if upgraded is not data:
+            data, text = upgraded, json.dumps(upgraded, indent=2, sort_keys=True)
     problems = [p for p in _shape_problems(data, name) if not (any_context and p.code == "context")]
     if problems:
         raise DatasetError(problems, source=name)

@@ -286,6 +286,14 @@ class Citation(_Model):
     support_note: Text | None = Field(
         None, description="For a partial citation: what the quote leaves unsupported."
     )
+    deprecated: bool | None = Field(
+        None,
+        description=(
+            "True for a retired citation (owl:deprecated): kept so that its IRI still resolves, "
+            "it supports no claim; absent otherwise."
+        ),
+    )
+    replaced_by: Id | None = Field(None, description="The citation that replaces a retired one.")
 
     @property
     def quote(self) -> str:

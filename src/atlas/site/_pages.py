@@ -346,9 +346,7 @@ class Page:
         self, claims: Sequence[Claim], evidence: Sequence[Evidence]
     ) -> list[tuple[Claim, list[int]]]:
         """Each claim with the numbers of its sources, as :meth:`sources_in` numbers them (1...)."""
-        numbers = {
-            source.url: n for n, (source, _, _) in enumerate(self.sources_in(evidence), 1)
-        }
+        numbers = {source.url: n for n, (source, _, _) in enumerate(self.sources_in(evidence), 1)}
         by_citation = {item.citation.id: numbers[item.source.url] for item in evidence}
         return [
             (claim, sorted({by_citation[c] for c in claim.citations if c in by_citation}))
