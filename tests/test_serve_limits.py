@@ -67,9 +67,9 @@ def _read_all(connection: socket.socket) -> bytes:
 def test_a_half_sent_request_is_closed_after_the_read_timeout(url: str) -> None:
     connection = _socket(url)
     connection.sendall(b"GET /sparql?query=ASK%20%7B%7D HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-    started = time.monotonic()
-    assert _read_all(connection) == b""  # closed, not left open for ever
-    assert time.monotonic() - started < 10
+    # closed, not left open for ever: a connection still open when the socket's own 15 s
+    # timeout runs out makes _read_all raise TimeoutError
+    assert _read_all(connection) == b""
     connection.close()
 
 
