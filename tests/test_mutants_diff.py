@@ -1,0 +1,277 @@
+"""``atlas diff``: tests that kill mutants of ``diff.py`` the other tests let survive (issue 17).
+
+Each test names the mutation it catches; all run on the mini export.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from atlas import diff, export
+from atlas.errors import DatasetError
+from atlas.models import AtlasDocument
+from checkkit import MINI
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+OLD = export.read(MINI / "atlas.json")
+
+DERIVED = ("description", "whatHappens", "statement", "citations", "unsupportedClaims")
+SPEC = "https://example.org/toy/spec.html"
+
+
+def _data(key: str, document: AtlasDocument = OLD) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = export.to_data(document)[key]
+    return items
+
+
+def _changed(base: AtlasDocument = OLD, **records: Any) -> AtlasDocument:
+    """``base`` with collections (or top-level fields) replaced by new JSON data.
+
+    The keys made from claims are dropped from the records: the models make them again.
+    """
+    data = export.to_data(base)
+    for key, items in records.items():
+        kept = items
+        if isinstance(items, list) and key != "citations":
+            kept = [{k: v for k, v in item.items() if k not in DERIVED} for item in items]
+        data[key] = kept
+    return AtlasDocument.model_validate(data)
+
+
+def _kinds(result: diff.Diff, collection: str) -> list[tuple[str, str, str | None]]:
+    return [(c.kind, c.id, c.new_id) for c in result.changes if c.collection == collection]
+
+
+def _with_deprecated_step() -> tuple[AtlasDocument, list[dict[str, Any]]]:
+    """The mini export with its second step deprecated (replaced by the third), and its steps."""
+    steps = _data("steps")
+    steps[1]["deprecated"] = True
+    steps[1]["replacedBy"] = steps[2]["id"]
+    return _changed(steps=steps), _data("steps", _changed(steps=steps))
+
+
+# --- rename detection: `and` -> `or` ----------------------------------------------------------
+
+
+def test_a_removal_and_an_unrelated_addition_are_not_a_rename() -> None:
+    steps = _data("steps")
+    gone = steps.pop(1)
+    unrelated = {
+        **steps[0],
+        "id": "toy-source-becomes-cpu-code",
+        "from": "toy-source",
+        "to": "toy-cpu",
+        "verb": "becomes code for",
+        "order": 9,
+        "claims": [
+            {**c, "id": f"step-toy-source-becomes-cpu-code-{n}"}
+            for n, c in enumerate(steps[0]["claims"], 1)
+        ],
+    }
+    steps.append(unrelated)
+    result = diff.diff(OLD, _changed(steps=steps))
+    assert _kinds(result, "steps") == [
+        ("removed", gone["id"], None),
+        ("added", "toy-source-becomes-cpu-code", None),
+    ]
+    assert [c.kind for c in result.changes] == ["removed", "added"]
+    assert [c.violation for c in result.changes] == [True, False]
+    assert "renamed" not in result.changelog()
+
+
+# --- `continue` -> `break` after a deprecated record (both places) ----------------------------
+
+
+def test_a_rename_after_a_deprecated_removal_is_still_found() -> None:
+    old, steps = _with_deprecated_step()
+    deprecated, renamed = steps[1], steps[2]
+    # the deprecated step goes (no violation); the step after it gets a new id (a rename)
+    new_steps = [s for s in steps if s["id"] != deprecated["id"]]
+    new_steps[1] = {**renamed, "id": "toy-interpreter-hands-over-to-compiler"}
+    result = diff.diff(old, _changed(old, steps=new_steps))
+    # the removed records are paired in the old export's order: the deprecated one first
+    order = [s["id"] for s in steps]
+    assert order.index(deprecated["id"]) < order.index(renamed["id"])
+    # and are listed by id
+    assert _kinds(result, "steps") == [
+        ("renamed", renamed["id"], "toy-interpreter-hands-over-to-compiler"),
+        ("removed", deprecated["id"], None),
+    ]
+    assert [c.violation for c in result.changes] == [True, False]
+
+
+def test_records_after_a_newly_deprecated_one_are_still_compared() -> None:
+    steps = _data("steps")
+    steps[1]["deprecated"] = True
+    steps[1]["replacedBy"] = steps[2]["id"]
+    steps[0]["verb"] = "is read by"
+    assert steps[1]["id"] < steps[0]["id"]  # compared in id order: the deprecated one first
+    result = diff.diff(OLD, _changed(steps=steps))
+    assert [(c.kind, c.id, c.fields) for c in result.changes] == [
+        ("deprecated", steps[1]["id"], ("deprecated", "replacedBy")),
+        ("changed", steps[0]["id"], ("verb",)),
+    ]
+
+
+# --- the changed fields: `a.keys() | b.keys()` -> `&` -----------------------------------------
+
+
+def test_a_field_only_in_the_new_record_is_a_change() -> None:
+    sources = _data("sources")
+    spec = next(s for s in sources if s["url"] == SPEC)
+    assert "publisher" not in spec
+    spec["publisher"] = "Toy standards body"
+    (change,) = diff.diff(OLD, _changed(sources=sources)).changes
+    assert (change.kind, change.id, change.fields, change.level) == (
+        "changed",
+        SPEC,
+        ("publisher",),
+        "minor",
+    )
+
+
+def test_a_field_only_in_the_old_record_is_a_change() -> None:
+    sources = _data("sources")
+    spec = next(s for s in sources if s["url"] == SPEC)
+    del spec["version"]
+    (change,) = diff.diff(OLD, _changed(sources=sources)).changes
+    assert (change.kind, change.id, change.fields, change.level) == (
+        "changed",
+        SPEC,
+        ("version",),
+        "patch",
+    )
+    assert f"- Source `{SPEC}` (The Toy Specification): version refreshed." in (
+        diff.diff(OLD, _changed(sources=sources)).changelog()
+    )
+
+
+# --- an already deprecated record is not deprecated again -------------------------------------
+
+
+def test_a_change_to_an_already_deprecated_record_is_a_change() -> None:
+    old, steps = _with_deprecated_step()
+    steps[1]["replacedBy"] = steps[3]["id"]
+    result = diff.diff(old, _changed(old, steps=steps))
+    (change,) = result.changes
+    assert (change.kind, change.id, change.fields, change.level) == (
+        "changed",
+        steps[1]["id"],
+        ("replacedBy",),
+        "minor",
+    )
+    assert "### Deprecated" not in result.changelog()
+
+
+def test_a_deprecated_record_unchanged_is_no_change() -> None:
+    old, _ = _with_deprecated_step()
+    assert diff.diff(old, old).is_empty
+
+
+# --- sources are keyed by URL, not by id ------------------------------------------------------
+
+
+def test_a_source_whose_id_changes_but_url_stays_is_a_change_of_its_id() -> None:
+    sources = _data("sources")
+    spec = next(s for s in sources if s["url"] == SPEC)
+    spec["id"] = "toy-specification"
+    result = diff.diff(OLD, _changed(sources=sources))
+    (change,) = result.changes
+    assert (change.kind, change.collection, change.id, change.fields, change.level) == (
+        "changed",
+        "sources",
+        SPEC,
+        ("id",),
+        "minor",
+    )
+    assert change.iri == SPEC
+    assert result.exit_code == 0
+
+
+def test_a_source_whose_url_changes_is_a_rename_of_its_url() -> None:
+    moved = "https://example.org/toy/spec-v2.html"
+    sources = _data("sources")
+    spec = next(s for s in sources if s["url"] == SPEC)
+    spec["url"] = moved
+    citations = [{**c, "source": moved} if c["source"] == SPEC else c for c in _data("citations")]
+    result = diff.diff(OLD, _changed(sources=sources, citations=citations))
+    assert _kinds(result, "sources") == [("renamed", SPEC, moved)]
+    (renamed,) = [c for c in result.changes if c.collection == "sources"]
+    assert (renamed.level, renamed.violation, renamed.iri) == ("major", True, SPEC)
+    # the citations of the source now name the new URL: each a change of its source
+    cited = [c for c in result.changes if c.collection == "citations"]
+    assert cited
+    assert {(c.kind, c.fields) for c in cited} == {("changed", ("source",))}
+    assert result.exit_code == 1
+
+
+# --- labels of removed (and renamed) records --------------------------------------------------
+
+
+def test_removed_records_are_listed_with_their_labels() -> None:
+    stages = [s for s in _data("stages") if s["id"] != "toy-gpu"]
+    steps = [s for s in _data("steps") if s["to"] != "toy-gpu"]
+    result = diff.diff(OLD, _changed(stages=stages, steps=steps, version="2.0.0"))
+    assert [(c.kind, c.collection, c.id, c.label) for c in result.changes] == [
+        ("removed", "stages", "toy-gpu", "GPU"),
+        (
+            "removed",
+            "steps",
+            "toy-compiler-targets-gpu",
+            "toy compiler \u2014 generates code for \u2192 GPU",
+        ),
+    ]
+    changelog = result.changelog()
+    assert (
+        "### Removed\n"
+        "- Stage `toy-gpu`: GPU (removed without a deprecation).\n"
+        "- Step `toy-compiler-targets-gpu`: toy compiler \u2014 generates code for \u2192 GPU "
+        "(removed without a deprecation).\n"
+    ) in changelog
+
+
+def test_a_renamed_record_is_listed_with_its_label() -> None:
+    stages = _data("stages")
+    stages[4] = {**stages[4], "id": "toy-graphics"}
+    result = diff.diff(OLD, _changed(stages=stages))
+    (change,) = result.changes
+    assert change.label == "GPU"
+    assert "- Stage `toy-gpu` renamed to `toy-graphics` without a deprecation: GPU." in (
+        result.changelog()
+    )
+
+
+# --- an export of an unsupported format -------------------------------------------------------
+
+
+def _future(tmp_path: Path) -> Path:
+    data = json.loads((MINI / "atlas.json").read_text(encoding="utf-8"))
+    data["schemaVersion"] = "3.0.0"
+    future = tmp_path / "future.json"
+    future.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    return future
+
+
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_an_export_of_an_unsupported_format_is_an_error_naming_the_file(
+    tmp_path: Path, side: str
+) -> None:
+    future = _future(tmp_path)
+    files = (future, MINI / "atlas.json") if side == "old" else (MINI / "atlas.json", future)
+    with pytest.raises(DatasetError) as caught:
+        diff.diff_files(*files)
+    error = caught.value
+    assert error.source == str(future)
+    (problem,) = error.problems
+    assert (problem.severity, problem.file, problem.code) == (
+        "violation",
+        str(future),
+        "schema-version",
+    )
+    assert "schemaVersion '3.0.0' is not supported; this package reads 2.x" in problem.message
+    assert str(error).startswith(f"{future} is invalid: {future}: violation: schemaVersion")
