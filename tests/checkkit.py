@@ -88,3 +88,25 @@ def serve_in_thread(settings: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(30)
+
+
+#: The keys of an export's records that the models make from the claims.
+DERIVED = ("description", "whatHappens", "statement", "citations", "unsupportedClaims")
+
+
+def changed_export(base: Any, **records: Any) -> Any:
+    """The export ``base`` with collections (or top-level fields) replaced by new JSON data.
+
+    The keys made from claims (``DERIVED``) are dropped from the changed records: the models make
+    them again from the claims.
+    """
+    from atlas import export  # noqa: PLC0415
+    from atlas.models import AtlasDocument  # noqa: PLC0415
+
+    data = export.to_data(base)
+    for key, items in records.items():
+        kept = items
+        if isinstance(items, list) and key != "citations":
+            kept = [{k: v for k, v in item.items() if k not in DERIVED} for item in items]
+        data[key] = kept
+    return AtlasDocument.model_validate(data)

@@ -8,31 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 from atlas import diff, export
 from atlas.cli import main
-from atlas.models import AtlasDocument
 
 if TYPE_CHECKING:
     import pytest
-from checkkit import MINI
+
+    from atlas.models import AtlasDocument
+from checkkit import MINI, changed_export
 
 OLD = export.read(MINI / "atlas.json")
 
 
-DERIVED = ("description", "whatHappens", "statement", "citations", "unsupportedClaims")
-
-
-def _changed(**records: Any) -> AtlasDocument:
-    """The mini export with collections replaced; ``records`` map a key to new JSON data.
-
-    The keys made from claims (``description``...) are dropped from changed records: the
-    models make them again from the claims.
-    """
-    data = export.to_data(OLD)
-    for key, items in records.items():
-        kept = items
-        if isinstance(items, list) and key != "citations":
-            kept = [{k: v for k, v in item.items() if k not in DERIVED} for item in items]
-        data[key] = kept
-    return AtlasDocument.model_validate(data)
+def _changed(base: AtlasDocument = OLD, **records: Any) -> AtlasDocument:
+    """``base`` (the mini export) with collections replaced by new JSON data."""
+    changed: AtlasDocument = changed_export(base, **records)
+    return changed
 
 
 def _renamed_claims(record: dict[str, Any], owner: str) -> dict[str, Any]:

@@ -12,11 +12,12 @@ import pytest
 
 from atlas import diff, export
 from atlas.errors import DatasetError
-from atlas.models import AtlasDocument
-from checkkit import MINI
+from checkkit import MINI, changed_export
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from atlas.models import AtlasDocument
 
 OLD = export.read(MINI / "atlas.json")
 
@@ -30,17 +31,9 @@ def _data(key: str, document: AtlasDocument = OLD) -> list[dict[str, Any]]:
 
 
 def _changed(base: AtlasDocument = OLD, **records: Any) -> AtlasDocument:
-    """``base`` with collections (or top-level fields) replaced by new JSON data.
-
-    The keys made from claims are dropped from the records: the models make them again.
-    """
-    data = export.to_data(base)
-    for key, items in records.items():
-        kept = items
-        if isinstance(items, list) and key != "citations":
-            kept = [{k: v for k, v in item.items() if k not in DERIVED} for item in items]
-        data[key] = kept
-    return AtlasDocument.model_validate(data)
+    """``base`` (the mini export) with collections replaced by new JSON data."""
+    changed: AtlasDocument = changed_export(base, **records)
+    return changed
 
 
 def _kinds(result: diff.Diff, collection: str) -> list[tuple[str, str, str | None]]:
