@@ -1010,13 +1010,15 @@ def check(
             return failed.report()
         results, document = _turtle_checks(parsed, today, max_age_days)
     claims: tuple[ClaimSummary, ...] = ()
+    witnessed: AtlasDocument | None = None
+    unread: DatasetError | None = None  # the witness records could not be read
     if document is not None:
-        witnessed = _witnessed(document, dataset, shipped=files is None)
+        witnessed, unread = _witnessed(document, dataset, shipped=files is None)
         results.append(
             _guarded(
                 "claims",
                 lambda: parsed.located(
-                    [p for p in claim_problems(witnessed) if p.code not in SHAPED]
+                    [p for p in claim_problems(witnessed or document) if p.code not in SHAPED]
                 ),
             )
         )
@@ -1025,7 +1027,7 @@ def check(
     clean = document is not None and not any(
         p.severity == "violation" for r in results for p in r.problems
     )
-    compared = _fresh_export(document, dataset, shipped=files is None) if clean else None
+    compared = _fresh_export(witnessed, unread) if clean and witnessed else None
     if export_path is None and files is None:
         from atlas import _resources  # noqa: PLC0415
 
@@ -1048,34 +1050,37 @@ def check(
     return Report(tuple(results), claims)
 
 
-def _witnessed(document: AtlasDocument, dataset: Path | None, *, shipped: bool) -> AtlasDocument:
-    """The document with the witness records its claims may name (none for loose files)."""
+def _witnessed(
+    document: AtlasDocument, dataset: Path | None, *, shipped: bool
+) -> tuple[AtlasDocument, DatasetError | None]:
+    """The document with its witness records, read once for the claims and the export check.
+
+    Those of the ``dataset`` folder, the shipped ones for the shipped Turtle, none for Turtle
+    files given one by one; when they cannot be read, the document alone and why.
+    """
     from atlas import _dataset, export  # noqa: PLC0415
 
     try:
         if dataset is not None:
-            return export.with_witnesses(document, _dataset.witness_records(dataset))
-        return export.with_witnesses(document) if shipped else document
-    except DatasetError:  # reported by the export check; claims then name no observation
-        return document
+            return export.with_witnesses(document, _dataset.witness_records(dataset)), None
+        return (export.with_witnesses(document) if shipped else document), None
+    except DatasetError as error:  # reported by the export check; claims then name none
+        return document, error
 
 
-def _fresh_export(
-    document: AtlasDocument | None, dataset: Path | None, *, shipped: bool
-) -> Callable[[], str]:
-    """What 'atlas export' would write now, from the document already read and checked.
+def _fresh_export(document: AtlasDocument, unread: DatasetError | None) -> Callable[[], str]:
+    """What 'atlas export' would write now: the document already read and checked.
 
-    With the witness records of the dataset: those of the ``dataset`` folder, the shipped ones
-    for the shipped Turtle, none for Turtle files given one by one.
+    It carries its witness records (:func:`_witnessed`); ``unread`` says why they could not be
+    read, and is raised when the export is compared.
     """
 
     def fresh() -> str:
-        from atlas import _dataset, export  # noqa: PLC0415
+        from atlas import export  # noqa: PLC0415
 
-        assert document is not None  # noqa: S101 - only called when clean
-        if dataset is not None:
-            return export.dumps(export.with_witnesses(document, _dataset.witness_records(dataset)))
-        return export.dumps(export.with_witnesses(document) if shipped else document)
+        if unread is not None:
+            raise unread
+        return export.dumps(document)
 
     return fresh
 
