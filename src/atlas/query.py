@@ -386,7 +386,7 @@ class Index:
                 lookup.setdefault(key, value)
         return _Dimension(scheme, lookup)
 
-    def _concept(self, concept_id: str) -> Concept:
+    def concept(self, concept_id: str) -> Concept:
         """The concept with this id (``scheme/value``), e.g. a branch."""
         scheme = self.schemes.get(concept_id.split("/", 1)[0])
         found = next((c for c in scheme.values if c.id == concept_id), None) if scheme else None
@@ -433,7 +433,7 @@ class Index:
                 in_branch[branch_id] = in_branch.get(branch_id, 0) | 1 << j
         branches: dict[str, _Value] = {}
         for concept_id, mask in sorted(in_branch.items()):
-            branch = _Value(self._concept(concept_id), mask)
+            branch = _Value(self.concept(concept_id), mask)
             for key in sorted(value_keys(branch.concept)):
                 branches.setdefault(key, branch)
         bits = {sid: 1 << p for p, sid in enumerate(whole)}
@@ -817,17 +817,10 @@ def path(
         ArgumentValueError: text that is not valid Unicode (a ``ValueError``).
     """
     idx = index()
+    named: tuple[str, ...] = ()
     if graph_breaks or branches:
-        if not isinstance(graph_breaks, bool):
-            raise ArgumentTypeError("graph_breaks", graph_breaks, "a bool (True or False)")
-        if isinstance(branches, str) or not isinstance(branches, Sequence):
-            raise ArgumentTypeError("branches", branches, "a list of branch names")
-        for value in branches:
-            text(value, "branch", _VALUE)
-        named = (*branches, *(["graph breaks"] if graph_breaks else []))
-        named_values: dict[str, Any] = dict(dimensions)  # a dimension is never called 'branches'
-        return idx.path(*values, atlas=text(atlas, "atlas", _ATLAS), branches=named, **named_values)
-    key = (atlas, values, *dimensions.items()) if dimensions else (atlas, values)
+        named = _branch_names(graph_breaks, branches)
+    key = (atlas, values, named, *dimensions.items()) if dimensions or named else (atlas, values)
     try:
         found = idx._calls.get(key)  # noqa: SLF001 - the module's own memo on its index
     except TypeError:  # an unhashable argument: never a str, so refused just below
@@ -838,10 +831,20 @@ def path(
         for name, value in dimensions.items():
             text(value, name, _VALUE)
         text(atlas, "atlas", _ATLAS)
-        found = idx.path(*values, atlas=atlas, **dict[str, Any](dimensions))
+        found = idx.path(*values, atlas=atlas, branches=named, **dict[str, Any](dimensions))
         if len(idx._calls) < _MAX_CALLS:  # noqa: SLF001 - bounded: values come from users
             idx._calls[key] = found  # noqa: SLF001
     return found
+
+
+def _branch_names(graph_breaks: object, branches: object) -> tuple[str, ...]:
+    """The branches :func:`path` is asked for, checked: ``graph_breaks`` is "graph breaks"."""
+    if not isinstance(graph_breaks, bool):
+        raise ArgumentTypeError("graph_breaks", graph_breaks, "a bool (True or False)")
+    if isinstance(branches, str) or not isinstance(branches, Sequence):
+        raise ArgumentTypeError("branches", branches, "a list of branch names")
+    names = [text(value, "branch", _VALUE) for value in branches]
+    return (*names, *(["graph breaks"] if graph_breaks else []))
 
 
 def atlases() -> tuple[Atlas, ...]:
