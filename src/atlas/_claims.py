@@ -50,7 +50,8 @@ class Owner:
 def claimed(document: AtlasDocument) -> Iterator[Owner]:
     """Every resource with a text of claims, with the atlases whose summary counts them."""
     by_scheme = {dim: atlas.id for atlas in document.atlases for dim in atlas.dimensions}
-    technologies = tuple(r.atlas for r in document.relations[:1]) or ("technologies",)
+    # technologies are part of the atlas their relations belong to (the technologies atlas)
+    technologies = tuple(dict.fromkeys(r.atlas for r in document.relations))
     for atlas in document.atlases:
         yield Owner("atlas", atlas.id, (atlas.id,), atlas.claims)
     for scheme in document.schemes:

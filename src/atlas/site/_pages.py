@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from atlas.errors import AtlasError, BranchNotApplicableError
+from atlas.errors import AtlasError, BranchNotApplicableError, UnknownIdError
 from atlas.models import (
     Atlas,
     AtlasDocument,
@@ -213,11 +213,10 @@ class Page:
     # --- lookups ------------------------------------------------------------------------
     def concept(self, concept_id: str) -> Concept:
         """The concept with this id; an unknown one gets its id's last part as label."""
-        scheme = self.index.schemes.get(concept_id.split("/", 1)[0])
-        for value in scheme.values if scheme else ():
-            if value.id == concept_id:
-                return value
-        return Concept(id=concept_id, label=concept_id.split("/", 1)[-1])
+        try:
+            return self.index.concept(concept_id)
+        except UnknownIdError:
+            return Concept(id=concept_id, label=concept_id.split("/", 1)[-1])
 
     def kind_label(self, concept_id: str) -> str:
         """The label of a kind, e.g. 'compiler'."""
@@ -305,7 +304,7 @@ class Page:
                 labels = [v.label for v in scheme.values if v.id in step.when]
                 parts.append(" or ".join(labels) if labels else f"no {scheme.label}")
         if step.branch is not None:  # off by default: shown only when its branch is asked for
-            branch = self.index._concept(step.branch)  # noqa: SLF001 - the site reads its index
+            branch = self.concept(step.branch)
             parts.append(f"only {branch.phrase}, a branch off by default")
         return "; ".join(parts) if parts else "always"
 
@@ -543,7 +542,7 @@ class Page:
     def branches(self, atlas: Atlas) -> list[Concept]:
         """The branches of the atlas's steps (graph breaks), in curated order."""
         named = {s.branch for s in self.document.steps if s.atlas == atlas.id and s.branch}
-        return _ordered(self.index._concept(b) for b in named)  # noqa: SLF001 - its own index
+        return _ordered(self.concept(b) for b in named)
 
     def view_data(self, atlas: Atlas, views: Sequence[View]) -> dict[str, Any]:
         """What the page script needs: the dimensions, and each view's values and texts."""
