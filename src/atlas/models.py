@@ -118,15 +118,6 @@ class Claim(_Model):
         None, description="A curator's note (skos:editorialNote); never shown on the site."
     )
 
-    @property
-    def support(self) -> Literal["cited", "observed", "unsupported", "none"]:
-        """How the claim is backed: cited, else observed, else flagged unsupported, else none."""
-        if self.citations:
-            return "cited"
-        if self.observed_in:
-            return "observed"
-        return "unsupported" if self.unsupported else "none"
-
 
 def _joined(claims: tuple[Claim, ...]) -> str:
     return " ".join(claim.text for claim in claims)
@@ -140,6 +131,13 @@ def _flagged(claims: tuple[Claim, ...]) -> tuple[str, ...]:
     return tuple(claim.text for claim in claims if claim.unsupported)
 
 
+@functools.cache
+def _derived_keys(cls: type[BaseModel]) -> dict[str, str]:
+    """The keys of a model's derived fields in a dump (snake_case and camelCase) -> the field."""
+    names = cls.model_computed_fields
+    return {name: name for name in names} | {to_camel(name): name for name in names}
+
+
 class _Claimed(_Model):
     """A model whose text is made of claims; the derived keys of a dump are read back and checked.
 
@@ -151,9 +149,8 @@ class _Claimed(_Model):
     @classmethod
     def _derived_keys_agree(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         given: dict[str, Any] = {}
-        if isinstance(data, dict):
-            names = cls.model_computed_fields
-            keys = {name: name for name in names} | {to_camel(name): name for name in names}
+        keys = _derived_keys(cls)
+        if isinstance(data, dict) and not keys.keys().isdisjoint(data):
             kept: dict[str, Any] = {}
             for key, value in data.items():
                 if key in keys:
