@@ -27,5 +27,18 @@ wheel=$(ls "$root"/dist/execution_atlas-*.whl)
 
 cd "$root"
 export ATLAS_TEST_WHEEL=1
-"$venv/bin/python" -m pytest -p no:cacheprovider tests "$@"
-"$venv/bin/python" -m pytest -p no:cacheprovider -q --doctest-modules --pyargs atlas
+# Coverage of the whole run, subprocesses included (the CLI, the server's workers, the witness
+# runner): pyproject.toml's [tool.coverage] says what is measured and the threshold.
+export COVERAGE_FILE="$root/.coverage-data/coverage"
+rm -rf "$root/.coverage-data" && mkdir -p "$root/.coverage-data"
+coverage=("$venv/bin/python" -m coverage)
+"${coverage[@]}" run -m pytest -p no:cacheprovider tests "$@"
+"${coverage[@]}" run -m pytest -p no:cacheprovider -q --doctest-modules --pyargs atlas
+"${coverage[@]}" combine -q
+if [ $# -eq 0 ]; then  # the whole suite: below the threshold fails the run
+  "${coverage[@]}" report
+  "${coverage[@]}" json -q -o "$root/.coverage-data/coverage.json"
+  "$venv/bin/python" tests/coverage_gate.py "$root/.coverage-data/coverage.json"
+else                   # a selection of tests: the figures, without the threshold
+  "${coverage[@]}" report --fail-under=0
+fi

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hypothesis import strategies as st
-from rdflib import Literal
 
 from atlas._iri import BASE_IRI
 from atlas._vocab import context
@@ -321,7 +320,10 @@ def _iri(kind: str, local: str) -> str:
 
 
 def _text(value: str) -> str:
-    return str(Literal(value).n3())
+    """A Turtle string, always short and escaped (rdflib's ``n3()`` writes a long string that
+    ends in an escaped quote, such as ``\\"`` before a newline, as invalid Turtle)."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + escaped.replace("\n", "\\n").replace("\r", "\\r") + '"'
 
 
 def _date(value: dt.date) -> str:

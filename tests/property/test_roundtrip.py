@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pyoxigraph
 import pytest
 import rdflib
 from hypothesis import HealthCheck, given, settings
@@ -9,7 +10,7 @@ from rdflib.compare import isomorphic
 
 from atlas import export, schema, turtle, verify
 from atlas.models import AtlasDocument
-from strategies import atlas_documents, to_turtle
+from strategies import _text, atlas_documents, to_turtle
 
 SETTINGS = settings(
     max_examples=25,
@@ -53,3 +54,12 @@ def test_export_load_export_is_byte_identical(document: AtlasDocument) -> None:
     text = export.dumps(document)
     assert export.dumps(AtlasDocument.model_validate_json(text)) == text
     assert schema.schema_problems(__import__("json").loads(text), file="generated.json") == []
+
+
+@pytest.mark.parametrize("value", [':\n|/\\"', '"', "\\", 'a"""b', "\r\n\t", 'ends in "'])
+def test_generated_turtle_writes_every_string_as_valid_turtle(value: str) -> None:
+    # Found by a generated example: a quote ending in an escaped quote beside a newline
+    # came out as an invalid long string and failed the round trip for the wrong reason.
+    data = f"<http://e/s> <http://e/p> {_text(value)} .".encode()
+    (quad,) = pyoxigraph.parse(data, format=pyoxigraph.RdfFormat.TURTLE)
+    assert quad.object.value == value
