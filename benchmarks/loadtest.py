@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from atlas import store
-from atlas._sparql import substitute
+from atlas.query import store
+from atlas.query._sparql import substitute
 
 
 def queries() -> list[str]:
@@ -73,7 +73,8 @@ def start_server(workers: int, **settings: object) -> tuple[subprocess.Popen[byt
     port = _free_port()
     options = {"workers": workers, "client_header": "X-Client", **settings}
     script = (
-        f"from atlas.serve import Settings, serve\nserve(Settings(**{options!r}), port={port})\n"
+        "from atlas.publish.serve import Settings, serve\n"
+        f"serve(Settings(**{options!r}), port={port})\n"
     )
     process = subprocess.Popen(
         [sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

@@ -35,8 +35,9 @@ sys.path.insert(0, str(HERE))
 import loadtest  # noqa: E402
 import synthetic  # noqa: E402
 
-from atlas import _resources, store  # noqa: E402
-from atlas._iri import BASE_IRI  # noqa: E402
+from atlas.data import _resources  # noqa: E402
+from atlas.models._iri import BASE_IRI  # noqa: E402
+from atlas.query import store  # noqa: E402
 
 PYTHON = sys.executable
 ATLAS = str(Path(PYTHON).with_name("atlas"))
@@ -168,7 +169,7 @@ def startup(repeat: int) -> list[Row]:
 def warm_path(repeat: int) -> list[Row]:
     """``atlas.path()`` once the index is built: memoised, and computed afresh."""
     import atlas  # noqa: PLC0415
-    from atlas import query  # noqa: PLC0415
+    from atlas.query import paths as query  # noqa: PLC0415
 
     atlas.path("compile", "gpu")
     index = query.index()

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pyoxigraph
 
-from atlas import store
-from atlas._iri import BASE_IRI, ID_KINDS
-from atlas._results import PREFIXES
+from atlas.models._iri import BASE_IRI, ID_KINDS
+from atlas.query import store
+from atlas.query._results import PREFIXES
 
 KINDS = ID_KINDS
 EA = f"{BASE_IRI}vocab#"

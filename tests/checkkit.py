@@ -72,7 +72,7 @@ def serve_in_thread(settings: Any) -> Iterator[str]:
 
     import uvicorn  # noqa: PLC0415
 
-    from atlas.serve import _uvicorn_config  # noqa: PLC0415
+    from atlas.publish.serve import _uvicorn_config  # noqa: PLC0415
 
     server = uvicorn.Server(_uvicorn_config(settings, host="127.0.0.1", port=0))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -100,7 +100,7 @@ def changed_export(base: Any, **records: Any) -> Any:
     The keys made from claims (``DERIVED``) are dropped from the changed records: the models make
     them again from the claims.
     """
-    from atlas import export  # noqa: PLC0415
+    from atlas.data import export  # noqa: PLC0415
     from atlas.models import AtlasDocument  # noqa: PLC0415
 
     data = export.to_data(base)

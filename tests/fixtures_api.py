@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from atlas._vocab import context
 from atlas.models import AtlasDocument
+from atlas.models._vocab import context
 
 DAY = dt.date(2026, 12, 1)
 

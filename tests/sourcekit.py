@@ -17,8 +17,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from atlas import _resources
-from atlas._fetch import FetchPolicy
+from atlas.data import _resources
+from atlas.data._fetch import FetchPolicy
 from checkkit import MINI
 
 SOURCED = Path(__file__).resolve().parent / "fixtures" / "sourced"

@@ -8,7 +8,8 @@ canonical order that the Turtle reader produces, so ``read_turtle(to_turtle(doc)
 ``verify.consistency_problems(doc)`` reports no violation.
 
 ``to_turtle(doc)`` writes the document as Turtle files in the style of ``dataset/`` (a catalog,
-the sources, one file per atlas), written here term by term, independently of ``atlas._vocab``.
+the sources, one file per atlas), written here term by term,
+independently of ``atlas.models._vocab``.
 
 >>> from hypothesis import given
 >>> @given(atlas_documents())
@@ -23,10 +24,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from atlas._iri import BASE_IRI
-from atlas._vocab import context
+from atlas.data.turtle import TurtleFile
 from atlas.models import LICENSE_URL, AtlasDocument
-from atlas.turtle import TurtleFile
+from atlas.models._iri import BASE_IRI
+from atlas.models._vocab import context
 
 __all__ = ["atlas_documents", "to_turtle"]
 

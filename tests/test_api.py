@@ -9,7 +9,7 @@ import pytest
 
 import atlas
 from atlas.errors import AtlasError, CycleError, UnknownIdError, UnknownValueError
-from atlas.query import Index
+from atlas.query.paths import Index
 from fixtures_api import tiny_document
 
 

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 import atlas
-from atlas import store
 from atlas.errors import ArgumentTypeError, ArgumentValueError, AtlasError
+from atlas.query import store
 
 LONG = "x" * 100_000
 WRONG: dict[str, object] = {
@@ -275,7 +275,7 @@ def test_bindings_check_their_variable_names() -> None:
 def test_checked_functions_keep_their_name_and_signature() -> None:
     import inspect  # noqa: PLC0415
 
-    from atlas import verify  # noqa: PLC0415
+    from atlas.checks import verify  # noqa: PLC0415
 
     assert atlas.check.__wrapped__ is verify.check  # type: ignore[attr-defined]
     assert inspect.signature(atlas.check) == inspect.signature(verify.check)

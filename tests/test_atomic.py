@@ -21,7 +21,7 @@ from types import ModuleType
 
 import pytest
 
-from atlas import export
+from atlas.data import export
 from atlas.models import AtlasDocument
 from fixtures_api import tiny_document
 
@@ -36,7 +36,7 @@ def build() -> ModuleType:
     pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")
     if shutil.which("dot") is None:
         pytest.skip("Graphviz 'dot' is not installed (apt-get install graphviz)")
-    from atlas.site import _build  # noqa: PLC0415 - after the skips: the site needs jinja2
+    from atlas.publish.site import _build  # noqa: PLC0415 - after the skips: the site needs jinja2
 
     return _build
 
@@ -242,7 +242,7 @@ def test_a_killed_build_leaves_the_old_site_or_the_new_one_never_a_mix(
 
     The shipped data makes a site of about 5 MB, so a kill often lands while it is written.
     """
-    from atlas.query import load  # noqa: PLC0415
+    from atlas.query.paths import load  # noqa: PLC0415
 
     first = load()
     data = export.to_data(first)
@@ -325,7 +325,7 @@ SLOW_WRITER = textwrap.dedent(
     """
     import os, signal, sys, time
     from pathlib import Path
-    from atlas import export
+    from atlas.data import export
 
     if sys.argv[2] == "SIGINT":  # as in a process started with SIGINT at its default action
         signal.signal(signal.SIGINT, signal.SIG_DFL)

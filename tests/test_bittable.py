@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas.query import _MAX_ENTRIES, _BitTable, _RankedTable
+from atlas.query.paths import _MAX_ENTRIES, _BitTable, _RankedTable
 
 
 def _expected(count: int, extra: list[int], mask: int) -> tuple[list[int], int]:

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import atlas
-from atlas import _graph, schema, turtle, verify
+from atlas.checks import verify
 from atlas.cli import main
+from atlas.data import _graph, schema, turtle
 from checkkit import MINI, copy_mini, no_network, snapshot
 
 TODAY = dt.date(2026, 12, 3)

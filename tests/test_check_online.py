@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas import verify
-from atlas._fetch import FetchPolicy, html_text, refusal
+from atlas.checks import verify
+from atlas.data._fetch import FetchPolicy, html_text, refusal
 from checkkit import MINI, no_network
 
 TODAY = dt.date(2026, 12, 2)

@@ -43,7 +43,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atlas import _resources, cli
+from atlas import cli
+from atlas.data import _resources
 
 TESTS = Path(__file__).resolve().parent
 # Run through main: at least 10,000 (a few lines are only parsed, see above). More for a longer
@@ -169,9 +170,9 @@ def argvs(draw: st.DrawFn) -> list[str]:
 
 def _workdir(root: Path) -> Path:
     """The files the seeds name: queries, exports, a dataset, a built site, witness runs."""
-    from atlas._witness import record as records  # noqa: PLC0415
     from atlas._witness.observe import build_record  # noqa: PLC0415
-    from atlas._witness.raw import RawRun  # noqa: PLC0415
+    from atlas.models import _witness as records  # noqa: PLC0415
+    from atlas.models._raw import RawRun  # noqa: PLC0415
 
     work = root / "work"
     work.mkdir()
@@ -193,11 +194,13 @@ def _workdir(root: Path) -> Path:
 def _stub_long_running(monkeypatch: pytest.MonkeyPatch, work: Path) -> None:
     """Replace what would serve forever, reach the network, run PyTorch or write elsewhere."""
     import atlas._witness  # noqa: PLC0415
-    from atlas import export, publish, serve, site  # noqa: PLC0415
-    from atlas._witness import record as records  # noqa: PLC0415
     from atlas._witness.observe import build_record  # noqa: PLC0415
-    from atlas._witness.raw import RawRun  # noqa: PLC0415
     from atlas._witness.run import normalise_device, normalise_mode  # noqa: PLC0415
+    from atlas.data import export  # noqa: PLC0415
+    from atlas.models import _witness as records  # noqa: PLC0415
+    from atlas.models._raw import RawRun  # noqa: PLC0415
+    from atlas.publish import graphstore as publish  # noqa: PLC0415
+    from atlas.publish import serve, site  # noqa: PLC0415
 
     def inside(write: Any) -> Any:
         def guarded(path: Path, text: str) -> None:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from atlas import _resources, verify
+from atlas.checks import verify
 from atlas.cli import main
+from atlas.data import _resources
 from checkkit import snapshot
 from sourcekit import make_dataset
 

@@ -79,7 +79,7 @@ def test_every_citation_is_well_formed(document: AtlasDocument) -> None:
 @pytest.mark.skipif(not SOURCES.is_dir(), reason=f"source snapshots not found at {SOURCES}")
 def test_every_quote_is_verbatim_in_its_snapshot(document: AtlasDocument) -> None:
     # the rule of the snapshots' README: whitespace collapsed, inline markup read as a page shows it
-    from atlas._quotes import Haystack  # noqa: PLC0415
+    from atlas.data._quotes import Haystack  # noqa: PLC0415
 
     by_url = {s.url: s for s in document.sources}
     texts: dict[str, Haystack] = {}

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas import diff, export
 from atlas.cli import main
+from atlas.data import export
+from atlas.publish import diff
 
 if TYPE_CHECKING:
     import pytest

@@ -12,8 +12,8 @@ import rdflib
 from pyld import jsonld
 from rdflib.compare import isomorphic, to_isomorphic
 
-from atlas import _resources, export, turtle
 from atlas.cli import main
+from atlas.data import _resources, export, turtle
 from atlas.models import SCHEMA_URL, SCHEMA_VERSION, AtlasDocument
 from checkkit import MINI, no_network
 

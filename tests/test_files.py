@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from atlas import _files
-from atlas._files import UnsafeFileError, inside, read_bytes, regular_file
 from atlas.cli import main
+from atlas.data import _files
+from atlas.data._files import UnsafeFileError, inside, read_bytes, regular_file
 from checkkit import copy_mini
 
 
@@ -113,14 +113,14 @@ def test_an_oversized_file_is_a_violation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     module = "_sourcecheck" if limit == "MAX_SNAPSHOT_BYTES" else "verify"
-    monkeypatch.setattr(f"atlas.{module}.{limit}", size)
+    monkeypatch.setattr(f"atlas.checks.{module}.{limit}", size)
     status, out = _check(copy_mini(tmp_path), capsys)
     assert status == 1
     assert f"over the limit of {size} bytes" in out
 
 
 def test_serve_data_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
-    from atlas import store  # noqa: PLC0415
+    from atlas.query import store  # noqa: PLC0415
 
     fifo = tmp_path / "data.ttl"
     os.mkfifo(fifo)
@@ -134,7 +134,7 @@ def test_serve_data_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    from atlas.site import _serve  # noqa: PLC0415
+    from atlas.publish.site import _serve  # noqa: PLC0415
 
     folder = tmp_path / "site"
     folder.mkdir()
@@ -220,7 +220,7 @@ def test_site_serve_closes_a_silent_connection(
 ) -> None:
     import socket  # noqa: PLC0415
 
-    from atlas.site import _serve  # noqa: PLC0415
+    from atlas.publish.site import _serve  # noqa: PLC0415
 
     assert _serve._ConfinedHandler.timeout == 10
     monkeypatch.setattr(_serve._ConfinedHandler, "timeout", 0.5)

@@ -1,4 +1,4 @@
-"""Parsing Turtle once with pyoxigraph (``atlas._graph``): the graph rdflib would read, fast."""
+"""Parsing Turtle once with pyoxigraph (``atlas.data._graph``): the graph rdflib reads, fast."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pyoxigraph
 import rdflib
 from pyoxigraph import NamedNode
 
-from atlas import _graph, turtle, verify
-from atlas._graph import Locator, TurtleFile
+from atlas.checks import verify
+from atlas.data import _graph, turtle
+from atlas.data._graph import Locator, TurtleFile
 from checkkit import MINI
 
 HEAD = """@prefix ex: <https://x.org/> .

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from atlas import diff, export
+from atlas.data import export
 from atlas.errors import DatasetError
+from atlas.publish import diff
 from checkkit import MINI, changed_export
 
 if TYPE_CHECKING:

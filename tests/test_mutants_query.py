@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 import atlas
-from atlas import query
 from atlas.errors import CycleError, MissingValueError, UnknownValueError
-from atlas.query import Index
+from atlas.query import paths as query
+from atlas.query.paths import Index
 from fixtures_api import tiny_document
 
 

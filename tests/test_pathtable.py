@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from atlas import _pathtable, _resources, query, verify
+from atlas.checks import verify
 from atlas.cli import main
+from atlas.data import _resources
+from atlas.query import _pathtable
+from atlas.query import paths as query
 
 EXPORT = Path(str(_resources.export_file()))
 TABLE = Path(str(_resources.path_table_file()))

@@ -28,7 +28,8 @@ import pyoxigraph
 import pytest
 
 import atlas
-from atlas import publish, store
+from atlas.publish import graphstore as publish
+from atlas.query import store
 
 OXIGRAPH = shutil.which("oxigraph") or str(Path(sys.executable).with_name("oxigraph"))
 COMBINATIONS = [(m, d) for m in ("eager", "compile") for d in ("cpu", "gpu")]

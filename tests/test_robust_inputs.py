@@ -13,10 +13,11 @@ from typing import Any, Self
 
 import pytest
 
-from atlas import diff, export, schema
-from atlas._graph import Locator
 from atlas.cli import main
+from atlas.data import export, schema
+from atlas.data._graph import Locator
 from atlas.errors import DatasetError
+from atlas.publish import diff
 from checkkit import MINI, copy_mini, snapshot
 
 NAMESPACE = "https://x.org/s/"

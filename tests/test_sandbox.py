@@ -23,8 +23,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 # Switches the parser guard off in the child: every text is judged a safe SELECT.
-_GUARD_OFF = "import atlas._sparql as g; g._verdict = lambda query: ('SELECT', None)\n"
-_SANDBOX_OFF = "import atlas._sandbox as s; s.forbid_network = lambda: False\n"
+_GUARD_OFF = "import atlas.query._sparql as g; g._verdict = lambda query: ('SELECT', None)\n"
+_SANDBOX_OFF = "import atlas.publish._sandbox as s; s.forbid_network = lambda: False\n"
 
 
 class _Listener:
@@ -117,11 +117,11 @@ def _worker(query: str, *, sandbox: bool) -> str:
     """A child that runs the serve worker's own loop, with the guard off, and sends it a query."""
     return (
         _GUARD_OFF
-        + ("" if sandbox else "import atlas._pool as v; v.forbid_network = lambda: False\n")
+        + ("" if sandbox else "import atlas.publish._pool as v; v.forbid_network = lambda: False\n")
         + textwrap.dedent(
             f"""
             import multiprocessing, threading
-            from atlas import _pool
+            from atlas.publish import _pool
             parent, child = multiprocessing.Pipe()
             threading.Thread(target=_pool._worker_main, args=(child, ()), daemon=True).start()
             print(parent.recv())
@@ -148,7 +148,7 @@ def test_the_sandbox_keeps_local_sockets_and_pipes() -> None:
     script = textwrap.dedent(
         """
         import os, socket
-        from atlas._sandbox import forbid_network
+        from atlas.publish._sandbox import forbid_network
         assert forbid_network()
         a, b = socket.socketpair(); a.send(b"x"); assert b.recv(1) == b"x"
         socket.socket(socket.AF_UNIX).close()

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import pytest
 
-from atlas import _resources, schema
+from atlas.data import _resources, schema
 from atlas.models import SCHEMA_URL
 from checkkit import MINI
 
@@ -22,7 +22,7 @@ def _mini() -> dict[str, object]:
 
 def test_the_committed_schema_equals_a_fresh_generation() -> None:
     assert COMMITTED.read_text(encoding="utf-8") == schema.dumps_schema(), (
-        "schema/atlas.schema.json is stale: run 'python -m atlas.schema'"
+        "schema/atlas.schema.json is stale: run 'python -m atlas.data.schema'"
     )
 
 

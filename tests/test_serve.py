@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from atlas import cli
-from atlas.serve import ServeError, Settings, negotiate, serve
+from atlas.publish.serve import ServeError, Settings, negotiate, serve
 from checkkit import serve_in_thread
 
 uvicorn = pytest.importorskip("uvicorn")

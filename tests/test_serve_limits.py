@@ -15,8 +15,8 @@ from urllib.parse import quote, urlsplit
 import httpx
 import pytest
 
-from atlas._http import QuietLog
-from atlas.serve import Settings
+from atlas.publish._http import QuietLog
+from atlas.publish.serve import Settings
 from checkkit import serve_in_thread
 
 pytest.importorskip("uvicorn")

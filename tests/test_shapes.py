@@ -18,9 +18,10 @@ import rdflib
 from rdflib import RDF, BNode, Literal, URIRef
 from rdflib.collection import Collection
 
-from atlas import _graph, schema, turtle, verify
-from atlas._vocab import expand
+from atlas.checks import verify
+from atlas.data import _graph, schema, turtle
 from atlas.errors import Problem
+from atlas.models._vocab import expand
 from checkkit import copy_mini
 
 BAD = Path(__file__).resolve().parent / "bad"

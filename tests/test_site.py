@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from atlas import cli, export
-from atlas._witness.raw import Versions
-from atlas._witness.record import Excerpt, ModeWitness, StepObservation, WitnessRecord
+from atlas import cli
+from atlas.data import export
 from atlas.models import AtlasDocument
-from atlas.query import Index
+from atlas.models._raw import Versions
+from atlas.models._witness import Excerpt, ModeWitness, StepObservation, WitnessRecord
+from atlas.query.paths import Index
 from fixtures_api import tiny_document
 
 pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.skipif(
     shutil.which("dot") is None, reason="Graphviz 'dot' is not installed (apt-get install graphviz)"
 )
 
-from atlas import site  # noqa: E402 - after the skip: the site package needs jinja2
+from atlas.publish import site  # noqa: E402 - after the skip: the site package needs jinja2
 
 HOSTILE = '<script>alert("owned")</script> & <b>bold</b>'
 # Claim-level evidence (issue 16) took the citations from 169 to 413 and the heaviest page from

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from atlas.query import Index, load
+from atlas.query.paths import Index, load
 
 if TYPE_CHECKING:
     from atlas.models import ExecutionPath
@@ -47,7 +47,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed"),
 ]
 
-from atlas import site  # noqa: E402 - after the skips: the site package needs jinja2
+from atlas.publish import site  # noqa: E402 - after the skips: the site package needs jinja2
 
 _INDEX = Index(load())
 # the four combinations, then the two with the graph-break branch (torch.compile only)

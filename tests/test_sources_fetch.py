@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from atlas import _dataset, _fetch, _quotes, sources, turtle, verify
+from atlas.checks import verify
 from atlas.cli import main
+from atlas.data import _dataset, _fetch, _quotes, sources, turtle
 from atlas.errors import DatasetError, UnknownIdError
 from checkkit import no_network
 from sourcekit import GUIDE_URL, PAGES, SNAPSHOTS, SPEC_URL, PageServer, closed_port, make_dataset
@@ -454,7 +455,7 @@ def test_retrieval_times_are_date_times_in_utc(dataset: Path) -> None:
     assert document.sources[0].retrieved_on == dt.datetime(2026, 11, 30, 9, 15, tzinfo=dt.UTC)
     data = document.model_dump(mode="json", by_alias=True)
     assert data["sources"][0]["retrievedOn"] == "2026-11-30T09:15:00Z"
-    # while atlas._vocab.CITATION_DATES_MAY_BE_DAYS: a citation's xsd:date is midnight UTC
+    # while atlas.models._vocab.CITATION_DATES_MAY_BE_DAYS: a citation's xsd:date is midnight UTC
     assert data["citations"][0]["retrievedOn"] == "2026-11-30T00:00:00Z"
     assert data["@context"]["Source"]["@context"]["retrievedOn"]["@type"] == "xsd:dateTime"
 

@@ -9,10 +9,12 @@ import pyoxigraph
 import pytest
 
 import atlas
-from atlas import _results, cli, export, store
-from atlas._sparql import substitute
+from atlas import cli
+from atlas.data import export
 from atlas.errors import MissingValueError, UnknownIdError, UnknownValueError
-from atlas.query import Index
+from atlas.query import _results, store
+from atlas.query._sparql import substitute
+from atlas.query.paths import Index
 
 MINI = Path(__file__).parent / "fixtures" / "mini"
 BASE = "https://w3id.org/execution-atlas/"
@@ -336,7 +338,7 @@ def test_cli_errors_are_one_line(
 
 
 def test_every_id_base_of_the_vocabulary_has_a_prefix() -> None:
-    from atlas import _vocab  # noqa: PLC0415
+    from atlas.models import _vocab  # noqa: PLC0415
 
     bases = {c.base for c in _vocab.CLASSES.values() if c.base}
     assert {f"{_results.BASE_IRI}{b}" for b in bases} <= set(_results.PREFIXES.values())

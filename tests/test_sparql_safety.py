@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas import store
-from atlas._sparql import ReadOnlyError, SparqlError, query_form, refuse_unsafe, tokens
 from atlas.errors import AtlasError, NetworkRefusedError
+from atlas.query import store
+from atlas.query._sparql import ReadOnlyError, SparqlError, query_form, refuse_unsafe, tokens
 
 ENDPOINT = "http://127.0.0.1:19999/sparql"
 
@@ -298,7 +298,7 @@ def test_every_named_query_passes_the_guard() -> None:
 
 
 def test_each_distinct_text_is_parsed_once() -> None:
-    from atlas import _sparql  # noqa: PLC0415
+    from atlas.query import _sparql  # noqa: PLC0415
 
     query = "SELECT ?once WHERE { ?once ?p ?o } LIMIT 7"
     before = _sparql._verdict.cache_info()
@@ -389,7 +389,7 @@ def test_no_mutant_the_guard_lets_through_tries_to_connect() -> None:
     child = (
         "import itertools, json, re, sys, pyoxigraph\n"
         "from atlas import store as shipped\n"
-        "from atlas._sandbox import forbid_network\n"
+        "from atlas.publish._sandbox import forbid_network\n"
         "store = shipped.store()  # the shipped graph: a SERVICE joined to a match is called\n"
         "assert forbid_network()\n"
         "tried = []\n"
@@ -423,7 +423,7 @@ def test_the_interpreters_recursion_limit_is_left_alone_while_other_threads_run(
     import sys  # noqa: PLC0415
     import threading  # noqa: PLC0415
 
-    from atlas import _sparql  # noqa: PLC0415
+    from atlas.query import _sparql  # noqa: PLC0415
 
     limits: list[int] = []
     real = sys.setrecursionlimit
@@ -443,7 +443,7 @@ def test_the_interpreters_recursion_limit_is_left_alone_while_other_threads_run(
 def test_a_parse_past_its_deadline_is_stopped_and_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     import threading  # noqa: PLC0415
 
-    from atlas import _sparql  # noqa: PLC0415
+    from atlas.query import _sparql  # noqa: PLC0415
 
     monkeypatch.setattr(_sparql, "PARSE_SECONDS", 0.5)
     _sparql._verdict.cache_clear()
@@ -459,7 +459,7 @@ def test_a_parse_past_its_deadline_is_stopped_and_refused(monkeypatch: pytest.Mo
 def test_a_deep_query_in_a_host_with_threads_is_judged_in_a_child_process() -> None:
     import threading  # noqa: PLC0415
 
-    from atlas import _sparql  # noqa: PLC0415
+    from atlas.query import _sparql  # noqa: PLC0415
 
     _sparql._verdict.cache_clear()
     block = " ".join(f"?s <http://example.org/p> ?o{i} ." for i in range(400))

@@ -15,8 +15,8 @@ from atlas._witness import compare as compare_module
 from atlas._witness import run as witness_run
 from atlas._witness.errors import WitnessValueError
 from atlas._witness.observe import STEPS, build_record
-from atlas._witness.raw import RawRun
-from atlas._witness.record import dump_json
+from atlas.models._raw import RawRun
+from atlas.models._witness import dump_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "witness"
 

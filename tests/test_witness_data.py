@@ -11,8 +11,8 @@ import pytest
 import atlas
 from atlas._witness import shipped_records
 from atlas._witness.observe import build_record, record_id
-from atlas._witness.raw import RawRun
-from atlas._witness.record import WitnessRecord, dump_json, schema_text, to_trig
+from atlas.models._raw import RawRun
+from atlas.models._witness import WitnessRecord, dump_json, schema_text, to_trig
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "schema" / "witness.schema.json"
@@ -20,7 +20,7 @@ RECORDS = sorted((ROOT / "dataset" / "witness").glob("*.json"))
 RAW = sorted((ROOT / "tests" / "fixtures" / "witness").glob("raw-*.json"))
 REGENERATE = (
     "regenerate it with: PYTHONPATH=src python -c 'from pathlib import Path; "
-    "from atlas._witness.record import schema_text, write_atomic; "
+    "from atlas.models._witness import schema_text, write_atomic; "
     'write_atomic(Path("schema/witness.schema.json"), schema_text())\''
 )
 

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from atlas._witness.compare import compare, format_comparisons
 from atlas._witness.observe import STEPS, build_record
-from atlas._witness.raw import RawRun
-from atlas._witness.record import (
+from atlas.models._raw import RawRun
+from atlas.models._witness import (
     WITNESS_BASE,
     StepObservation,
     WitnessRecord,

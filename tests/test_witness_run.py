@@ -15,7 +15,7 @@ import atlas
 from atlas._witness import WitnessRecord, witness
 from atlas._witness import cli as witness_cli
 from atlas._witness.compare import compare
-from atlas._witness.raw import RawRun
+from atlas.models._raw import RawRun
 
 pytest.importorskip("torch")
 

@@ -15,6 +15,8 @@ import importlib
 TYPE_CHECKING = False  # spares importing typing: ``import atlas`` must stay cheap
 if TYPE_CHECKING:
     from atlas._witness import WitnessRecord, witness
+    from atlas.checks.verify import check
+    from atlas.data.turtle import dataset_graph as graph
     from atlas.errors import (
         ArgumentTypeError,
         ArgumentValueError,
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
         Step,
         Technology,
     )
-    from atlas.query import (
+    from atlas.query.paths import (
         atlases,
         citation,
         get,
@@ -54,9 +56,7 @@ if TYPE_CHECKING:
         steps,
         technology,
     )
-    from atlas.store import sparql
-    from atlas.turtle import dataset_graph as graph
-    from atlas.verify import check
+    from atlas.query.store import sparql
 
 __all__ = [
     "ArgumentTypeError",
@@ -134,7 +134,7 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imp
         )
     },
     **{
-        name: ("atlas.query", name)
+        name: ("atlas.query.paths", name)
         for name in (
             "atlases",
             "citation",
@@ -149,13 +149,13 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imp
             "technology",
         )
     },
-    "check": ("atlas.verify", "check"),
-    "graph": ("atlas.turtle", "dataset_graph"),
-    "sparql": ("atlas.store", "sparql"),
+    "check": ("atlas.checks.verify", "check"),
+    "graph": ("atlas.data.turtle", "dataset_graph"),
+    "sparql": ("atlas.query.store", "sparql"),
     "witness": ("atlas._witness", "witness"),
     "WitnessRecord": ("atlas._witness", "WitnessRecord"),
 }
-_CHECKED = ("check", "graph", "witness")  # wrapped by atlas._names.checked
+_CHECKED = ("check", "graph", "witness")  # wrapped by atlas.models._names.checked
 
 
 def __getattr__(name: str) -> object:
@@ -169,7 +169,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'atlas' has no attribute {name!r}") from None
     value = getattr(importlib.import_module(module), attribute)
     if name in _CHECKED:  # defined where arguments are taken on trust: checked on the way in
-        from atlas._names import checked  # noqa: PLC0415
+        from atlas.models._names import checked  # noqa: PLC0415
 
         value = checked(name, value)
     globals()[name] = value

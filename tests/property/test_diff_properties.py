@@ -7,8 +7,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atlas import diff, export
+from atlas.data import export
 from atlas.models import AtlasDocument
+from atlas.publish import diff
 from strategies import atlas_documents
 
 SETTINGS = settings(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from hypothesis import HealthCheck, given, settings
 
-from atlas.query import Index
+from atlas.query.paths import Index
 from strategies import atlas_documents
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ import rdflib
 from hypothesis import HealthCheck, given, settings
 from rdflib.compare import isomorphic
 
-from atlas import export, schema, turtle, verify
+from atlas.checks import verify
+from atlas.data import export, schema, turtle
 from atlas.models import AtlasDocument
 from strategies import _text, atlas_documents, to_turtle
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from atlas._witness.compare import ModeComparison, StepComparison
     from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
-    from atlas._witness.record import (
+    from atlas.models._witness import (
         WitnessRecord,
         dump_json,
         json_schema,
@@ -36,11 +36,11 @@ _LAZY = {
     "WitnessRunError": "atlas._witness.errors",
     "ModeComparison": "atlas._witness.compare",
     "StepComparison": "atlas._witness.compare",
-    "WitnessRecord": "atlas._witness.record",
-    "dump_json": "atlas._witness.record",
-    "json_schema": "atlas._witness.record",
-    "load_record": "atlas._witness.record",
-    "to_trig": "atlas._witness.record",
+    "WitnessRecord": "atlas.models._witness",
+    "dump_json": "atlas.models._witness",
+    "json_schema": "atlas.models._witness",
+    "load_record": "atlas.models._witness",
+    "to_trig": "atlas.models._witness",
 }
 
 
@@ -93,8 +93,8 @@ def witness(
 
 def shipped_records() -> tuple[WitnessRecord, ...]:
     """The witness records shipped with the data (``dataset/witness/*.json``), by id."""
-    from atlas._resources import dataset_dir  # noqa: PLC0415
-    from atlas._witness.record import WitnessRecord  # noqa: PLC0415
+    from atlas.data._resources import dataset_dir  # noqa: PLC0415
+    from atlas.models._witness import WitnessRecord  # noqa: PLC0415
 
     folder = dataset_dir() / "witness"
     if not folder.is_dir():

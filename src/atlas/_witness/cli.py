@@ -122,15 +122,15 @@ def _fail(message: str, status: int) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Run the sub-command with parsed ``args``; return the exit status."""
-    from atlas._witness import record as records  # noqa: PLC0415 - pydantic only when used
     from atlas._witness.errors import TorchNotInstalledError, WitnessError  # noqa: PLC0415
+    from atlas.models import _witness as records  # noqa: PLC0415 - pydantic only when used
 
     try:
         if args.record is not None:
             record = records.load_record(args.record)
         elif args.from_raw is not None:
             from atlas._witness.observe import build_record  # noqa: PLC0415
-            from atlas._witness.raw import RawRun  # noqa: PLC0415
+            from atlas.models._raw import RawRun  # noqa: PLC0415
 
             raw_text = args.from_raw.read_text(encoding="utf-8")
             record = build_record(RawRun.model_validate_json(raw_text))

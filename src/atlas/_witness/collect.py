@@ -7,7 +7,7 @@ pointing into a fresh temporary folder, so every file found there was written by
     python -m atlas._witness.collect --mode all --device cpu --root DIR --raw-output FILE
 
 It reads no private text format: the files, commands and counters it gathers are handed on
-verbatim (as a :class:`~atlas._witness.raw.RawRun`) and parsed by ``parse.py``.
+verbatim (as a :class:`~atlas.models._raw.RawRun`) and parsed by ``parse.py``.
 """
 
 # torch is imported inside functions only, so that importing this module stays cheap, and the
@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas._witness.raw import (
+from atlas.models._raw import (
     Artifact,
     CapturedGraph,
     DispatchedOp,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from atlas._witness.record import StepObservation, WitnessRecord
+    from atlas.models._witness import StepObservation, WitnessRecord
 
 __all__ = [
     "Documented",

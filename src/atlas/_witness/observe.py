@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from atlas._witness import parse
-from atlas._witness.record import (
+from atlas.models._witness import (
     CapturedGraphSummary,
     Excerpt,
     GraphBreak,
@@ -26,7 +26,7 @@ from atlas._witness.record import (
 )
 
 if TYPE_CHECKING:
-    from atlas._witness.raw import Artifact, ModeRun, RawRun
+    from atlas.models._raw import Artifact, ModeRun, RawRun
 
 __all__ = ["ATLAS", "STEPS", "StepSpec", "build_record", "record_id"]
 

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from atlas._witness.errors import TorchNotInstalledError, WitnessRunError, WitnessValueError
-from atlas._witness.raw import RawRun
+from atlas.models._raw import RawRun
 
 __all__ = [
     "DEVICES",

@@ -1,0 +1,56 @@
+"""The one place that knows where the shipped data files live.
+
+In an installed package the ``dataset/`` and ``schema/`` folders of the repository are shipped
+as ``atlas/_data/dataset`` and ``atlas/_data/schema`` and read through ``importlib.resources``.
+In a source checkout (``src/`` on the path, no build step) the repository folders are used.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+
+__all__ = ["dataset_dir", "export_file", "path_table_file", "schema_dir", "turtle_files"]
+
+EXPORT_NAME = "atlas.json"
+
+
+@functools.cache
+def _data_root() -> Traversable:
+    shipped = resources.files("atlas") / "_data"
+    if shipped.is_dir():
+        return shipped
+    checkout = Path(__file__).resolve().parents[3]
+    if (checkout / "dataset").is_dir() and (checkout / "pyproject.toml").is_file():
+        return checkout
+    msg = f"the atlas data files are missing: neither {shipped} nor {checkout}/dataset exists"
+    raise FileNotFoundError(msg)
+
+
+def dataset_dir() -> Traversable:
+    """The folder of the curated Turtle files and the committed export."""
+    return _data_root() / "dataset"
+
+
+def schema_dir() -> Traversable:
+    """The folder of the vocabulary, the SHACL shapes and the JSON Schemas."""
+    return _data_root() / "schema"
+
+
+def export_file() -> Traversable:
+    """The committed JSON export that the API reads at run time."""
+    return dataset_dir() / EXPORT_NAME
+
+
+def path_table_file() -> Traversable:
+    """The table of printed paths made with the export (see :mod:`atlas.query._pathtable`)."""
+    return dataset_dir() / "paths.json"
+
+
+def turtle_files() -> list[Traversable]:
+    """The curated Turtle files of the dataset, sorted by name."""
+    return sorted(
+        (f for f in dataset_dir().iterdir() if f.name.endswith(".ttl")), key=lambda f: f.name
+    )

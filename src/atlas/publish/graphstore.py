@@ -1,0 +1,513 @@
+"""``atlas publish``: push the atlas into a SPARQL 1.1 store and check that it arrived whole.
+
+The triples go through the Graph Store HTTP Protocol into a fresh temporary graph, are counted
+there, and only then replace the target graph, with one SPARQL update (``MOVE``) that the store
+runs as a whole. Then the target graph is counted. An error says what the store was seen to hold,
+never more:
+
+- before the ``MOVE``, no update names the target graph: it is intact, whatever failed;
+- when the ``MOVE`` gets no answer or an error, the store is asked. A temporary graph still there
+  means the ``MOVE`` was not done; it is then removed, so that a ``MOVE`` the store still holds
+  cannot run later (its source is gone). A temporary graph gone means the ``MOVE`` was done. A
+  store that cannot be asked gives "could not verify the state of <graph>".
+
+The temporary graph is removed on failure, on ``KeyboardInterrupt`` and on SIGTERM (turned into
+an exception while publishing, in the main thread, and delivered again after the clean-up). A run
+killed outright leaves it behind; its name says whose it is, so that later runs for the same
+target remove it once it is older than ``stale_after`` seconds (:data:`STALE_AFTER`, an hour):
+``<dataset IRI>publish-temporary/<key of the target>/<UTC time>-<uuid>``. The names live in the
+dataset's own namespace, where nobody else mints IRIs, rather than under the target, whose IRI
+may already hold a fragment and whose namespace is someone else's. A run needs seconds, and never
+sends its ``MOVE`` later than half that hour after its upload, so the graph of a run that is still
+going is never taken for an orphan (clocks of the publishing hosts are assumed right to minutes).
+
+The default endpoints are those of an Oxigraph server (``URL/store``, ``URL/query``,
+``URL/update``); other stores name theirs with :class:`Endpoints`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import math
+import re
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from types import FrameType
+
+import httpx
+import pyoxigraph
+
+from atlas.errors import AtlasError
+from atlas.query._results import BASE_IRI, Result, Solutions, Term, Triples
+from atlas.query._sparql import query_form, substitute
+
+__all__ = [
+    "DEFAULT_GRAPH",
+    "STALE_AFTER",
+    "Endpoints",
+    "PublishError",
+    "Published",
+    "Remote",
+    "publish",
+]
+
+#: The graph the atlas is published to unless told otherwise: the dataset's own IRI.
+DEFAULT_GRAPH = BASE_IRI
+#: Seconds after which a temporary graph left by a killed run is removed by a later run.
+STALE_AFTER = 3600.0
+#: A run sends its ``MOVE`` within this many seconds of its upload, or gives up.
+_MOVE_WITHIN = STALE_AFTER / 2
+_QUICK = 5.0  # seconds for each request of the clean-up after an interruption
+_TEMPORARY_ROOT = f"{BASE_IRI}publish-temporary/"
+_STAMP = "%Y%m%dT%H%M%SZ"
+_NAME = re.compile(r"(\d{8}T\d{6}Z)-[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+_COUNT = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
+# Every named graph whose IRI starts with ?prefix, empty ones too (GRAPH ?g {} gives one
+# solution per named graph of the store).
+_GRAPHS_UNDER = "SELECT DISTINCT ?g WHERE { GRAPH ?g { } FILTER(STRSTARTS(STR(?g), ?prefix)) }"
+
+
+class PublishError(AtlasError, RuntimeError):
+    """The atlas could not be published; the message says what the store was seen to hold."""
+
+
+class _NoAnswerError(PublishError):
+    """A request that got no answer: the store may or may not have carried it out."""
+
+
+class _RefusedError(PublishError):
+    """A request that the store answered with an error status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised while publishing so that the clean-up runs."""
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """The three endpoints of a store: Graph Store Protocol, query and update."""
+
+    graph_store: str
+    query: str
+    update: str
+
+    @classmethod
+    def of(cls, url: str) -> Endpoints:
+        """The endpoints of an Oxigraph server at ``url`` (its base URL, or its ``/store``).
+
+        >>> Endpoints.of("http://127.0.0.1:7878/").query
+        'http://127.0.0.1:7878/query'
+        """
+        base = url.rstrip("/")
+        for suffix in ("/store", "/query", "/update"):
+            base = base.removesuffix(suffix)
+        return cls(f"{base}/store", f"{base}/query", f"{base}/update")
+
+
+@dataclass(frozen=True)
+class Published:
+    """What was published: the graph, its triples, the time taken, stale graphs removed."""
+
+    graph: str
+    triples: int
+    seconds: float
+    removed: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        text = f"published {self.triples} triples to <{self.graph}> in {self.seconds:.2f} s"
+        if self.removed:
+            plural = "s" if len(self.removed) > 1 else ""
+            text += f"; removed {len(self.removed)} stale temporary graph{plural}"
+        return text
+
+
+def _iri(value: str, what: str) -> pyoxigraph.NamedNode:
+    try:
+        return pyoxigraph.NamedNode(value)
+    except ValueError:
+        raise PublishError(f"invalid {what} IRI {value!r}: give an absolute IRI") from None
+
+
+def _prefix(target: str) -> str:
+    """The start of the names of the temporary graphs for ``target``.
+
+    >>> _prefix("https://example.org/g")
+    'https://w3id.org/execution-atlas/publish-temporary/17a9812f3fddc015/'
+    """
+    return f"{_TEMPORARY_ROOT}{hashlib.sha256(target.encode()).hexdigest()[:16]}/"
+
+
+def _temporary(target: str) -> str:
+    """A fresh temporary graph for ``target``, named with the time it is made."""
+    return f"{_prefix(target)}{dt.datetime.now(dt.UTC).strftime(_STAMP)}-{uuid.uuid4()}"
+
+
+def _created(graph: str, prefix: str) -> dt.datetime | None:
+    """When a temporary graph under ``prefix`` was made; ``None`` for a name that is not ours.
+
+    >>> _created("urn:x:/20250102T030405Z-" + str(uuid.UUID(int=1)), "urn:x:/")
+    datetime.datetime(2025, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+    """
+    match = _NAME.fullmatch(graph[len(prefix) :]) if graph.startswith(prefix) else None
+    if match is None:
+        return None
+    try:
+        return dt.datetime.strptime(match[1], _STAMP).replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
+
+
+def _payload() -> tuple[bytes, int]:
+    """The shipped graph as N-Triples, and its number of triples."""
+    from atlas.query import store  # noqa: PLC0415
+
+    triples = [q.triple for q in store.store()]
+    data = pyoxigraph.serialize(triples, format=pyoxigraph.RdfFormat.N_TRIPLES) or b""
+    return data, len(triples)
+
+
+@dataclass
+class Remote:
+    """The engine of a remote SPARQL endpoint, optionally over one graph (``store.Engine``).
+
+    Bindings are written into the query as terms (``substitute``), since the SPARQL Protocol
+    takes none; the graph is passed as the protocol's ``default-graph-uri``.
+    """
+
+    endpoint: str
+    graph: str | None = None
+    client: httpx.Client | None = None
+    timeout: float = 30.0
+
+    def query(self, query: str, bindings: Mapping[str, Term]) -> Result:
+        """Run a query on the endpoint and read its results.
+
+        Raises:
+            PublishError: the endpoint cannot be reached, refuses the query, or answers
+                something that is not SPARQL results (an HTML page, malformed JSON).
+        """
+        text = substitute(query, {name: str(value) for name, value in bindings.items()})
+        form = query_form(text)
+        graph_result = form in ("CONSTRUCT", "DESCRIBE")
+        accept = "application/n-triples" if graph_result else "application/sparql-results+json"
+        data = {"query": text}
+        if self.graph is not None:
+            data["default-graph-uri"] = self.graph
+        response = _call(
+            self.client,
+            "POST",
+            self.endpoint,
+            "query",
+            timeout=self.timeout,
+            data=data,
+            headers={"Accept": accept},
+        )
+        try:
+            return _read(response.content, graph_result=graph_result)
+        except (SyntaxError, ValueError) as error:
+            expected = "N-Triples" if graph_result else "SPARQL results (JSON)"
+            media = response.headers.get("Content-Type", "").split(";")[0].strip()
+            raise PublishError(
+                f"the query endpoint {self.endpoint} answered {media or 'an untyped body'!r} "
+                f"that is not {expected} ({error}): is it the store's SPARQL query endpoint?"
+            ) from None
+
+
+def _read(content: bytes, *, graph_result: bool) -> Result:
+    """The result of a query, read from N-Triples or SPARQL results JSON."""
+    if graph_result:
+        parsed = pyoxigraph.parse(content, format=pyoxigraph.RdfFormat.N_TRIPLES)
+        return Triples(tuple(t for t in parsed if isinstance(t, pyoxigraph.Triple)))
+    answer = pyoxigraph.parse_query_results(content, format=pyoxigraph.QueryResultsFormat.JSON)
+    if isinstance(answer, pyoxigraph.QueryBoolean):
+        return bool(answer)
+    names = tuple(v.value for v in answer.variables)
+    return Solutions(names, tuple(tuple(row[n] for n in names) for row in answer))
+
+
+def _call(
+    client: httpx.Client | None, method: str, url: str, what: str, **options: object
+) -> httpx.Response:
+    """One request; any failure becomes a :class:`PublishError` that says what went wrong."""
+    try:
+        if client is None:
+            response = httpx.request(method, url, **options)  # type: ignore[arg-type]
+        else:
+            response = client.request(method, url, **options)  # type: ignore[arg-type]
+    except httpx.ConnectError as error:
+        raise _NoAnswerError(f"cannot reach the store at {url} ({error}): is it running?") from None
+    except httpx.TimeoutException:
+        raise _NoAnswerError(f"the store at {url} did not answer the {what} in time") from None
+    except httpx.HTTPError as error:
+        raise _NoAnswerError(
+            f"the {what} to {url} failed: {error or type(error).__name__}"
+        ) from None
+    if response.status_code >= 300:  # noqa: PLR2004 - any status that is not a success
+        detail = response.text.strip().replace("\n", " ")[:300]
+        raise _RefusedError(
+            f"the store refused the {what}: HTTP {response.status_code} from {url}"
+            + (f": {detail}" if detail else ""),
+            response.status_code,
+        )
+    return response
+
+
+def publish(
+    url: str,
+    graph: str = DEFAULT_GRAPH,
+    *,
+    endpoints: Endpoints | None = None,
+    timeout: float = 60.0,
+    client: httpx.Client | None = None,
+    stale_after: float = STALE_AFTER,
+) -> Published:
+    """Replace ``graph`` in the store at ``url`` by the shipped atlas, then count its triples.
+
+    First the temporary graphs that earlier runs for ``graph`` left behind, and that are older
+    than ``stale_after`` seconds, are removed; lower it only when no other publish to ``graph``
+    can be running (0 removes them all).
+
+    Raises:
+        PublishError: the store is down, refused a request, answered something unreadable or
+            kept a different number of triples; the message says what the store was seen to
+            hold (the previous graph intact, the new one in place, or its state unverified).
+    """
+    started = time.perf_counter()
+    target = _iri(graph, "graph").value
+    if not (math.isfinite(stale_after) and stale_after >= 0):
+        raise PublishError(f"stale_after is a number of seconds >= 0, not {stale_after!r}")
+    points = endpoints or Endpoints.of(url)
+    data, expected = _payload()
+    http = client or httpx.Client(timeout=timeout)
+    try:
+        with _sigterm_raises():
+            removed = _Run(http, points, target, timeout).publish(data, expected, stale_after)
+    finally:
+        if client is None:
+            http.close()
+    return Published(graph, expected, time.perf_counter() - started, removed)
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """Turn SIGTERM into an exception inside the block, so that clean-up code runs.
+
+    Only in the main thread, and not where SIGTERM is ignored or handled outside Python. After
+    the clean-up the signal is delivered again to the handler that was there before (by default,
+    the process ends); if that handler returns, a :class:`PublishError` says what happened.
+    """
+    previous = signal.getsignal(signal.SIGTERM)
+    main = threading.current_thread() is threading.main_thread()
+    if not main or previous is None or previous == signal.SIG_IGN:
+        yield
+        return
+
+    def terminate(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, previous)
+        signal.raise_signal(signal.SIGTERM)
+        raise PublishError("publishing was stopped by SIGTERM") from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@dataclass
+class _Run:
+    """One publishing run: the store, the target graph and the temporary graph once made."""
+
+    client: httpx.Client
+    endpoints: Endpoints
+    target: str
+    timeout: float
+    temporary: str = ""
+
+    def publish(self, data: bytes, expected: int, stale_after: float) -> tuple[str, ...]:
+        """Remove stale graphs, upload, move; clean up after any failure or interruption."""
+        try:
+            try:
+                removed = self.sweep(stale_after)
+                self.temporary = _iri(_temporary(self.target), "temporary graph").value
+                self.upload(data, expected)
+            except PublishError as error:
+                raise PublishError(f"{error}; {self.withdraw()}") from None
+            self.move(expected)
+        except PublishError:
+            raise  # each path above has cleaned up and said what it saw
+        except BaseException:  # KeyboardInterrupt, SIGTERM: remove our graph, then go on
+            self.drop_quietly()
+            raise
+        return removed
+
+    def sweep(self, stale_after: float) -> tuple[str, ...]:
+        """Remove this target's temporary graphs older than ``stale_after`` seconds."""
+        prefix = _prefix(self.target)
+        found = Remote(self.endpoints.query, None, self.client, self.timeout).query(
+            _GRAPHS_UNDER, {"prefix": pyoxigraph.Literal(prefix)}
+        )
+        rows = found.rows if isinstance(found, Solutions) else ()
+        names = sorted({t.value for r in rows for t in r if isinstance(t, pyoxigraph.NamedNode)})
+        now = dt.datetime.now(dt.UTC)
+        stale = []
+        for name in names:
+            created = _created(name, prefix)
+            old = created is not None and (now - created).total_seconds() > stale_after
+            if old and self.delete(name):  # not if another run removed it meanwhile
+                stale.append(name)
+        return tuple(stale)
+
+    def upload(self, data: bytes, expected: int) -> None:
+        """Put the triples into the temporary graph and check that the store kept them all.
+
+        A run whose upload took so long that another run could take its graph for an orphan
+        stops here.
+        """
+        uploaded = time.monotonic()
+        _call(
+            self.client,
+            "PUT",
+            self.endpoints.graph_store,
+            "upload",
+            timeout=self.timeout,
+            params={"graph": self.temporary},
+            content=data,
+            headers={"Content-Type": "application/n-triples"},
+        )
+        held = self.count(self.temporary)
+        if held != expected:
+            raise PublishError(f"partial upload: the store kept {held} of {expected} triples")
+        if time.monotonic() - uploaded > _MOVE_WITHIN:
+            raise PublishError(
+                f"the upload took more than {_MOVE_WITHIN:.0f} s, so another run may take its "
+                f"temporary graph for an orphan: <{self.target}> is not replaced"
+            )
+
+    def move(self, expected: int) -> None:
+        """Replace the target by the temporary graph, then check the target's count."""
+        terms = {
+            "source": str(pyoxigraph.NamedNode(self.temporary)),
+            "target": str(pyoxigraph.NamedNode(self.target)),
+        }
+        try:
+            _call(
+                self.client,
+                "POST",
+                self.endpoints.update,
+                "update (MOVE)",
+                timeout=self.timeout,
+                content=substitute(_move_update(), terms).encode(),
+                headers={"Content-Type": "application/sparql-update"},
+            )
+        except PublishError as error:
+            lost = isinstance(error, _NoAnswerError)
+            lead = f"the MOVE answer was lost ({error})" if lost else str(error)
+            raise PublishError(f"{lead}; {self.after_failed_move(expected)}") from None
+        try:
+            held = self.count(self.target)
+        except PublishError as error:
+            raise PublishError(
+                f"the store accepted the MOVE, but counting <{self.target}> then failed "
+                f"({error}): its state is not verified"
+            ) from None
+        if held != expected:
+            raise PublishError(
+                f"<{self.target}> holds {held} triples after publishing, not {expected}: "
+                "another client may be writing to it"
+            )
+
+    def after_failed_move(self, expected: int) -> str:
+        """Ask the store whether a MOVE without a good answer was done, and say what it shows."""
+        try:
+            left = self.count(self.temporary)
+            if left == expected and self.delete(self.temporary):
+                return (
+                    "the store shows that the MOVE was not done (the temporary graph was still "
+                    f"there; it is now removed): the previous graph <{self.target}> is intact"
+                )
+            if left not in (0, expected):
+                self.drop_quietly()
+                return (
+                    f"could not verify the state of <{self.target}>: the temporary graph "
+                    f"<{self.temporary}> holds {left} of {expected} triples"
+                )
+            self.drop_quietly()  # some stores keep the emptied source as an empty graph
+            held = self.count(self.target)
+        except PublishError as error:
+            self.drop_quietly()
+            return f"could not verify the state of <{self.target}>: {error}"
+        if held == expected:
+            return (
+                "the store shows that the MOVE was done: the new graph is in place in "
+                f"<{self.target}> ({held} triples)"
+            )
+        return (
+            f"the store shows that the MOVE was done, but <{self.target}> holds {held} "
+            f"triples, not {expected}: another client may be writing to it"
+        )
+
+    def withdraw(self) -> str:
+        """Remove the temporary graph after a failure before the MOVE; say what is known."""
+        said = f"no update was sent for <{self.target}>: the previous graph is intact"
+        if not self.temporary:
+            return said
+        try:
+            self.delete(self.temporary)
+        except PublishError as error:
+            return (
+                f"{said}; the temporary graph <{self.temporary}> could not be removed ({error}): "
+                "a later publish removes it once it is stale"
+            )
+        return f"{said}; the temporary graph is removed"
+
+    def count(self, graph: str, timeout: float | None = None) -> int:
+        """The number of triples in ``graph``, from the query endpoint."""
+        engine = Remote(self.endpoints.query, graph, self.client, timeout or self.timeout)
+        result = engine.query(_COUNT, {})
+        count = result.rows[0][0] if isinstance(result, Solutions) and result.rows else None
+        if not isinstance(count, pyoxigraph.Literal) or not count.value.isdigit():
+            raise PublishError(f"the store's query endpoint gave no count for <{graph}>")
+        return int(count.value)
+
+    def delete(self, graph: str, timeout: float | None = None) -> bool:
+        """Remove ``graph`` (Graph Store DELETE); ``False`` when the store holds no such graph."""
+        try:
+            _call(
+                self.client,
+                "DELETE",
+                self.endpoints.graph_store,
+                f"removal of <{graph}>",
+                timeout=timeout or self.timeout,
+                params={"graph": graph},
+            )
+        except _RefusedError as error:
+            if error.status == httpx.codes.NOT_FOUND:
+                return False
+            raise
+        return True
+
+    def drop_quietly(self) -> None:
+        """Remove the temporary graph, if there is one and the store is still there to ask."""
+        if self.temporary:
+            with contextlib.suppress(PublishError):
+                self.delete(self.temporary, _QUICK)
+
+
+def _move_update() -> str:
+    return (resources.files("atlas.query") / "queries" / "move-graph.ru").read_text(
+        encoding="utf-8"
+    )

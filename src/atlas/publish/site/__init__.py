@@ -1,0 +1,15 @@
+"""The explainer site: static pages generated from the versioned JSON export.
+
+``build(outdir)`` writes one page per atlas (plus a static page per combination of its
+dimensions), an index and a full-graph page; ``server(directory)`` makes a server for a built
+site on the loopback interface. Needs the ``site`` extra (Jinja2) and Graphviz ``dot``.
+"""
+
+from __future__ import annotations
+
+from atlas.publish.site._build import BuildReport, build
+from atlas.publish.site._graph import LayoutError
+from atlas.publish.site._pages import SiteError
+from atlas.publish.site._serve import server
+
+__all__ = ["BuildReport", "LayoutError", "SiteError", "build", "server"]
