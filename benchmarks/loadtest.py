@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import httpx
 
 from atlas.query import store
-from atlas.query._sparql import substitute
+from atlas.query._lexer import substitute
 
 
 def queries() -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 
 import atlas
 from atlas.errors import AtlasError, CycleError, UnknownIdError, UnknownValueError
-from atlas.query.paths import Index
+from atlas.query._index import Index
 from fixtures_api import tiny_document
 
 

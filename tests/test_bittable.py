@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atlas.query.paths import _MAX_ENTRIES, _BitTable, _RankedTable
+from atlas.query._bittables import MAX_ENTRIES as _MAX_ENTRIES
+from atlas.query._bittables import BitTable as _BitTable
+from atlas.query._bittables import RankedTable as _RankedTable
 
 
 def _expected(count: int, extra: list[int], mask: int) -> tuple[list[int], int]:

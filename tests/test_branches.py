@@ -8,7 +8,7 @@ import pytest
 
 from atlas.errors import BranchNotApplicableError, UnknownValueError
 from atlas.models import AtlasDocument
-from atlas.query.paths import Index
+from atlas.query._index import Index
 from fixtures_api import tiny_document
 
 BRANCH = "toy-branch/detour"

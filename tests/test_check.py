@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import atlas
-from atlas.checks import verify
+from atlas.checks import shapes, verify
 from atlas.cli import main
-from atlas.data import _graph, schema, turtle
+from atlas.data import _graph, _json, schema, turtle
 from checkkit import MINI, copy_mini, no_network, snapshot
 
 TODAY = dt.date(2026, 12, 3)
@@ -187,7 +187,7 @@ def test_an_export_equal_to_a_fresh_one_is_not_validated_again(
         raise AssertionError("validated again")
 
     monkeypatch.setattr(schema, "schema_problems", not_again)
-    monkeypatch.setattr(schema, "json_lines", not_again)
+    monkeypatch.setattr(_json, "json_lines", not_again)
     report = _check()
     assert next(c for c in report.checks if c.name == "export").status == "ran"
     assert report.exit_code == 0
@@ -197,10 +197,10 @@ def test_an_unexpected_failure_is_reported_not_raised(monkeypatch: pytest.Monkey
     def broken(*_: object, **__: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(schema, "shacl_problems", broken)
+    monkeypatch.setattr(shapes, "shacl_problems", broken)
     report = _check()
-    shapes = next(c for c in report.checks if c.name == "shapes")
-    assert (shapes.status, shapes.note) == ("error", "RuntimeError: boom")
+    shape_check = next(c for c in report.checks if c.name == "shapes")
+    assert (shape_check.status, shape_check.note) == ("error", "RuntimeError: boom")
     assert report.exit_code == 2
 
 
@@ -247,6 +247,6 @@ def test_the_shipped_quotes_are_in_their_snapshots() -> None:
 
 def test_the_shipped_data_meets_the_shapes_read_either_way() -> None:
     # speed is measured by benchmarks/run.py, not asserted here
-    assert schema.shacl_problems(turtle.dataset_graph()) == []  # an rdflib graph
+    assert shapes.shacl_problems(turtle.dataset_graph()) == []  # an rdflib graph
     parsed = _graph.parse(turtle.shipped_turtle())
-    assert schema.shacl_problems(parsed) == []  # the files as parsed by atlas check
+    assert shapes.shacl_problems(parsed) == []  # the files as parsed by atlas check

@@ -194,10 +194,11 @@ def _workdir(root: Path) -> Path:
 def _stub_long_running(monkeypatch: pytest.MonkeyPatch, work: Path) -> None:
     """Replace what would serve forever, reach the network, run PyTorch or write elsewhere."""
     import atlas._witness  # noqa: PLC0415
+    from atlas._witness import files  # noqa: PLC0415
     from atlas._witness.observe import build_record  # noqa: PLC0415
     from atlas._witness.run import normalise_device, normalise_mode  # noqa: PLC0415
+    from atlas.checks import build  # noqa: PLC0415
     from atlas.data import export  # noqa: PLC0415
-    from atlas.models import _witness as records  # noqa: PLC0415
     from atlas.models._raw import RawRun  # noqa: PLC0415
     from atlas.publish import graphstore as publish  # noqa: PLC0415
     from atlas.publish import serve, site  # noqa: PLC0415
@@ -214,8 +215,8 @@ def _stub_long_running(monkeypatch: pytest.MonkeyPatch, work: Path) -> None:
         return guarded
 
     monkeypatch.setattr(export, "write_text_atomic", inside(export.write_text_atomic))
-    monkeypatch.setattr(records, "write_atomic", inside(records.write_atomic))
-    monkeypatch.setattr(export, "build", functools.cache(export.build))
+    monkeypatch.setattr(files, "write_atomic", inside(files.write_atomic))
+    monkeypatch.setattr(build, "build", functools.cache(build.build))
     monkeypatch.setattr(serve, "serve", lambda *_, **__: None)
     monkeypatch.setattr(
         publish,

@@ -12,6 +12,7 @@ import rdflib
 from pyld import jsonld
 from rdflib.compare import isomorphic, to_isomorphic
 
+from atlas.checks.build import build
 from atlas.cli import main
 from atlas.data import _resources, export, turtle
 from atlas.models import SCHEMA_URL, SCHEMA_VERSION, AtlasDocument
@@ -22,16 +23,14 @@ MINI_FILES = [turtle.TurtleFile.load(p, p.name) for p in sorted(MINI.glob("*.ttl
 
 
 def test_the_committed_export_equals_a_fresh_export_of_the_turtle() -> None:
-    fresh = export.dumps(export.build())
+    fresh = export.dumps(build())
     assert SHIPPED.read_text(encoding="utf-8") == fresh, (
         "dataset/atlas.json is stale: run 'atlas export'"
     )
 
 
 def test_the_mini_fixture_export_is_fresh_too() -> None:
-    assert (MINI / "atlas.json").read_text(encoding="utf-8") == export.dumps(
-        export.build(MINI_FILES)
-    )
+    assert (MINI / "atlas.json").read_text(encoding="utf-8") == export.dumps(build(MINI_FILES))
 
 
 def test_the_export_carries_its_versions_licence_and_counts() -> None:
@@ -64,7 +63,7 @@ def test_an_interrupted_write_leaves_the_old_file_whole(
 ) -> None:
     target = tmp_path / "atlas.json"
     target.write_text("the old export\n", encoding="utf-8")
-    document = export.build(MINI_FILES)
+    document = build(MINI_FILES)
     real_fdopen = os.fdopen
 
     class KilledError(Exception):
@@ -107,7 +106,7 @@ def test_a_failing_rename_leaves_the_old_file_whole(
     monkeypatch.setattr(Path, "replace", refuse)
     monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(OSError, match="No space left"):
-        export.write(export.build(MINI_FILES), target)
+        export.write(build(MINI_FILES), target)
     monkeypatch.undo()
     assert target.read_text(encoding="utf-8") == "the old export\n"
     assert [p.name for p in tmp_path.iterdir()] == ["atlas.json"]

@@ -11,7 +11,8 @@ from pyoxigraph import NamedNode
 
 from atlas.checks import verify
 from atlas.data import _graph, turtle
-from atlas.data._graph import Locator, TurtleFile
+from atlas.data._files import TurtleFile
+from atlas.data._locator import Locator
 from checkkit import MINI
 
 HEAD = """@prefix ex: <https://x.org/> .

@@ -14,7 +14,7 @@ import pytest
 import atlas
 from atlas.errors import CycleError, MissingValueError, UnknownValueError
 from atlas.query import paths as query
-from atlas.query.paths import Index
+from atlas.query._index import Index
 from fixtures_api import tiny_document
 
 

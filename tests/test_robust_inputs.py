@@ -14,8 +14,8 @@ from typing import Any, Self
 import pytest
 
 from atlas.cli import main
-from atlas.data import export, schema
-from atlas.data._graph import Locator
+from atlas.data import _json, export
+from atlas.data._locator import Locator
 from atlas.errors import DatasetError
 from atlas.publish import diff
 from checkkit import MINI, copy_mini, snapshot
@@ -358,7 +358,7 @@ def test_diff_files_names_the_file_with_the_dangling_reference(tmp_path: Path) -
 def test_an_export_over_the_size_limit_is_refused_unread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(schema, "MAX_EXPORT_BYTES", 1_000)
+    monkeypatch.setattr(_json, "MAX_EXPORT_BYTES", 1_000)
     path = _export(tmp_path, MINI_EXPORT)
     with pytest.raises(DatasetError, match="over the limit of 1000 bytes"):
         export.read(path)
@@ -370,8 +370,8 @@ def test_an_export_that_is_a_folder_is_refused(tmp_path: Path) -> None:
 
 
 def test_strict_json_still_reads_every_valid_export() -> None:
-    text, data = schema.load_json(MINI_EXPORT.encode("utf-8"), "atlas.json")
+    text, data = _json.load_json(MINI_EXPORT.encode("utf-8"), "atlas.json")
     assert text == MINI_EXPORT
     assert data == json.loads(MINI_EXPORT)
     deepest = '{"a": ' * 63 + "[1.5e300, -0, 12345678901234567890]" + "}" * 63
-    assert schema.load_json(deepest.encode(), "x.json")[1] is not None
+    assert _json.load_json(deepest.encode(), "x.json")[1] is not None

@@ -8,7 +8,8 @@ from pathlib import Path
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import pytest
 
-from atlas.data import _resources, schema
+from atlas.checks import shapes
+from atlas.data import _json, _resources, schema
 from atlas.models import SCHEMA_URL
 from checkkit import MINI
 
@@ -55,7 +56,7 @@ def test_every_schema_error_is_reported_with_its_place() -> None:
     data["version"] = "one"
     del data["counts"]
     text = json.dumps(data, indent=2, sort_keys=True)
-    problems = schema.schema_problems(data, file="x.json", lines=schema.json_lines(text))
+    problems = schema.schema_problems(data, file="x.json", lines=_json.json_lines(text))
     messages = {p.message for p in problems}
     assert "/: 'counts' is a required property" in messages
     assert "/version: 'one' does not match '^\\\\d+\\\\.\\\\d+\\\\.\\\\d+$'" in messages
@@ -78,7 +79,7 @@ def test_dates_are_checked_as_dates() -> None:
 @pytest.mark.parametrize("text", ['{"a": [1, {"b": "x\\"y"}], "c": {}}', "[]", '"s"', "3"])
 def test_json_lines_maps_every_pointer(text: str) -> None:
     pretty = json.dumps(json.loads(text), indent=2)
-    lines = schema.json_lines(pretty)
+    lines = _json.json_lines(pretty)
     assert lines["/"] == 1
     if text.startswith("{"):
         assert lines == {"/": 1, "/a": 2, "/a/0": 3, "/a/1": 4, "/a/1/b": 5, "/c": 8}
@@ -86,7 +87,7 @@ def test_json_lines_maps_every_pointer(text: str) -> None:
 
 def test_json_lines_of_the_shipped_export_point_at_the_keys() -> None:
     text = Path(str(_resources.export_file())).read_text(encoding="utf-8")
-    lines = schema.json_lines(text)
+    lines = _json.json_lines(text)
     rows = text.splitlines()
     for pointer in ("/schemaVersion", "/stages/3/label", "/steps/0/citations/0", "/counts/steps"):
         key = pointer.rsplit("/", 1)[1]
@@ -95,7 +96,7 @@ def test_json_lines_of_the_shipped_export_point_at_the_keys() -> None:
 
 
 def test_compact_names_read_like_the_turtle() -> None:
-    assert schema.compact("https://w3id.org/execution-atlas/stage/cpu") == "stage:cpu"
-    assert schema.compact("https://w3id.org/execution-atlas/scheme/toy-mode") == "scheme:toy-mode"
-    assert schema.compact("http://www.w3.org/ns/oa#exact") == "oa:exact"
-    assert schema.compact("https://example.org/x") == "<https://example.org/x>"
+    assert shapes.compact("https://w3id.org/execution-atlas/stage/cpu") == "stage:cpu"
+    assert shapes.compact("https://w3id.org/execution-atlas/scheme/toy-mode") == "scheme:toy-mode"
+    assert shapes.compact("http://www.w3.org/ns/oa#exact") == "oa:exact"
+    assert shapes.compact("https://example.org/x") == "<https://example.org/x>"

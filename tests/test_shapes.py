@@ -18,8 +18,8 @@ import rdflib
 from rdflib import RDF, BNode, Literal, URIRef
 from rdflib.collection import Collection
 
-from atlas.checks import verify
-from atlas.data import _graph, schema, turtle
+from atlas.checks import shapes, verify
+from atlas.data import _graph, _rdflib, turtle
 from atlas.errors import Problem
 from atlas.models._vocab import expand
 from checkkit import copy_mini
@@ -157,10 +157,10 @@ def _pyshacl_problems(graph: rdflib.Graph, where: Any) -> list[Problem]:
     """The problems as ``atlas check`` made them from pySHACL's report (before shacl-rust)."""
     import pyshacl  # noqa: PLC0415
 
-    shapes = rdflib.Graph().parse(data=schema._shapes(), format="turtle")
-    with schema.quiet_rdflib():
+    shape_graph = rdflib.Graph().parse(data=shapes._shapes(), format="turtle")
+    with _rdflib.quiet_rdflib():
         _, results, _ = pyshacl.validate(
-            graph, shacl_graph=shapes, inference="none", allow_warnings=True, advanced=False
+            graph, shacl_graph=shape_graph, inference="none", allow_warnings=True, advanced=False
         )
 
     def value_of(result: Any, name: str) -> Any:
@@ -177,12 +177,12 @@ def _pyshacl_problems(graph: rdflib.Graph, where: Any) -> list[Problem]:
         if path is not None and not inverse:
             last = path if isinstance(path, URIRef) else list(Collection(results, path))[-1]
             types = [str(t) for t in graph.objects(focus, RDF.type)]
-            key = schema.predicate_key(str(last), types[0] if len(types) == 1 else None)
-        text = schema._compact_text(str(value_of(result, "resultMessage")))
+            key = shapes.predicate_key(str(last), types[0] if len(types) == 1 else None)
+        text = shapes._compact_text(str(value_of(result, "resultMessage")))
         if value is not None and value != focus:
-            shown = repr(str(value)) if isinstance(value, Literal) else schema.compact(str(value))
+            shown = repr(str(value)) if isinstance(value, Literal) else shapes.compact(str(value))
             if isinstance(value, Literal) and value.datatype:
-                shown += f"^^{schema.compact(str(value.datatype))}"
+                shown += f"^^{shapes.compact(str(value.datatype))}"
             if shown not in text:
                 text += f" (found {shown})"
         severity = value_of(result, "resultSeverity")
@@ -210,7 +210,7 @@ def test_shacl_rust_reports_what_pyshacl_reports(name: str, tmp_path: Path) -> N
     files = [turtle.TurtleFile.load(p, p.name) for p in sorted(folder.glob("*.ttl"))]
     parsed = _graph.parse(files)
     assert not parsed.problems
-    ours = schema.shacl_problems(parsed, parsed.where)
+    ours = shapes.shacl_problems(parsed, parsed.where)
     reference = _pyshacl_problems(turtle.dataset_graph(files), parsed.where)
     assert _without_blank_node_ids(ours) == _without_blank_node_ids(reference)
 
@@ -218,19 +218,19 @@ def test_shacl_rust_reports_what_pyshacl_reports(name: str, tmp_path: Path) -> N
 def test_the_changes_are_caught_by_shapes(tmp_path: Path) -> None:
     for name, changes in CHANGES.items():
         files = sorted(_changed(tmp_path / name, changes).glob("*.ttl"))
-        assert schema.shacl_problems(_graph.parse(turtle.TurtleFile.load(f) for f in files)), name
+        assert shapes.shacl_problems(_graph.parse(turtle.TurtleFile.load(f) for f in files)), name
 
 
 def test_an_rdflib_graph_is_validated_too() -> None:
-    assert schema.shacl_problems(turtle.dataset_graph()) == []
+    assert shapes.shacl_problems(turtle.dataset_graph()) == []
 
 
 def test_violations_that_span_files_are_found(tmp_path: Path) -> None:
     # catalog.ttl gives the toy atlas (of toy.ttl) a third dimension: every step lacks it
     folder = _changed(tmp_path, CHANGES["dimension-added-in-another-file"])
     report = verify.check(dataset=folder, today=dt.date(2026, 12, 2))
-    shapes = next(c for c in report.checks if c.name == "shapes")
-    missing = [p for p in shapes.problems if "no condition for the dimension" in p.message]
+    shape_check = next(c for c in report.checks if c.name == "shapes")
+    missing = [p for p in shape_check.problems if "no condition for the dimension" in p.message]
     assert len(missing) == 5  # the five steps
     assert all("dimension scheme:stage-kind" in p.message for p in missing)
     assert all(p.file and p.file.endswith("toy.ttl") and p.line for p in missing)

@@ -23,7 +23,7 @@ from atlas.data import export
 from atlas.models import AtlasDocument
 from atlas.models._raw import Versions
 from atlas.models._witness import Excerpt, ModeWitness, StepObservation, WitnessRecord
-from atlas.query.paths import Index
+from atlas.query._index import Index
 from fixtures_api import tiny_document
 
 pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from atlas.query.paths import Index, load
+from atlas.query._index import Index
+from atlas.query.paths import load
 
 if TYPE_CHECKING:
     from atlas.models import ExecutionPath

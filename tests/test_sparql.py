@@ -13,8 +13,8 @@ from atlas import cli
 from atlas.data import export
 from atlas.errors import MissingValueError, UnknownIdError, UnknownValueError
 from atlas.query import _results, store
-from atlas.query._sparql import substitute
-from atlas.query.paths import Index
+from atlas.query._index import Index
+from atlas.query._lexer import substitute
 
 MINI = Path(__file__).parent / "fixtures" / "mini"
 BASE = "https://w3id.org/execution-atlas/"

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from atlas.errors import AtlasError, NetworkRefusedError
 from atlas.query import store
-from atlas.query._sparql import ReadOnlyError, SparqlError, query_form, refuse_unsafe, tokens
+from atlas.query._lexer import query_form, tokens
+from atlas.query._sparql import ReadOnlyError, SparqlError, refuse_unsafe
 
 ENDPOINT = "http://127.0.0.1:19999/sparql"
 
@@ -388,7 +389,7 @@ def test_no_mutant_the_guard_lets_through_tries_to_connect() -> None:
     # A sandboxed child runs each in pyoxigraph: a connection attempt fails with EACCES there.
     child = (
         "import itertools, json, re, sys, pyoxigraph\n"
-        "from atlas import store as shipped\n"
+        "from atlas.query import store as shipped\n"
         "from atlas.publish._sandbox import forbid_network\n"
         "store = shipped.store()  # the shipped graph: a SERVICE joined to a match is called\n"
         "assert forbid_network()\n"

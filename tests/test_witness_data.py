@@ -9,10 +9,11 @@ import jsonschema
 import pytest
 
 import atlas
-from atlas._witness import shipped_records
+from atlas._witness.files import to_trig
 from atlas._witness.observe import build_record, record_id
+from atlas.data._dataset import shipped_records
 from atlas.models._raw import RawRun
-from atlas.models._witness import WitnessRecord, dump_json, schema_text, to_trig
+from atlas.models._witness import WitnessRecord, dump_json, schema_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "schema" / "witness.schema.json"
@@ -20,7 +21,7 @@ RECORDS = sorted((ROOT / "dataset" / "witness").glob("*.json"))
 RAW = sorted((ROOT / "tests" / "fixtures" / "witness").glob("raw-*.json"))
 REGENERATE = (
     "regenerate it with: PYTHONPATH=src python -c 'from pathlib import Path; "
-    "from atlas.models._witness import schema_text, write_atomic; "
+    "from atlas._witness.files import write_atomic; from atlas.models._witness import schema_text; "
     'write_atomic(Path("schema/witness.schema.json"), schema_text())\''
 )
 

@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from atlas._witness.compare import compare, format_comparisons
+from atlas._witness.files import to_dataset, to_trig
 from atlas._witness.observe import STEPS, build_record
 from atlas.models._raw import RawRun
 from atlas.models._witness import (
@@ -16,8 +17,6 @@ from atlas.models._witness import (
     StepObservation,
     WitnessRecord,
     dump_json,
-    to_dataset,
-    to_trig,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "witness"

@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # spares importing typing: ``import atlas`` must stay che
 if TYPE_CHECKING:
     from atlas._witness import WitnessRecord, witness
     from atlas.checks.verify import check
-    from atlas.data.turtle import dataset_graph as graph
+    from atlas.data._rdflib import dataset_graph as graph
     from atlas.errors import (
         ArgumentTypeError,
         ArgumentValueError,
@@ -150,12 +150,12 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imp
         )
     },
     "check": ("atlas.checks.verify", "check"),
-    "graph": ("atlas.data.turtle", "dataset_graph"),
+    "graph": ("atlas.data._rdflib", "dataset_graph"),
     "sparql": ("atlas.query.store", "sparql"),
     "witness": ("atlas._witness", "witness"),
     "WitnessRecord": ("atlas._witness", "WitnessRecord"),
 }
-_CHECKED = ("check", "graph", "witness")  # wrapped by atlas.models._names.checked
+_CHECKED = ("check", "graph", "witness")  # wrapped by atlas._checked.checked
 
 
 def __getattr__(name: str) -> object:
@@ -169,7 +169,7 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'atlas' has no attribute {name!r}") from None
     value = getattr(importlib.import_module(module), attribute)
     if name in _CHECKED:  # defined where arguments are taken on trust: checked on the way in
-        from atlas.models._names import checked  # noqa: PLC0415
+        from atlas._checked import checked  # noqa: PLC0415
 
         value = checked(name, value)
     globals()[name] = value

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from atlas.data._graph import Locator
+from atlas.data._locator import Locator
 
 NAMESPACE = "https://x.org/s/"
 _PREFIX = re.compile(r"^\s*@prefix\s+([\w.-]*):\s*<([^>]*)>", re.IGNORECASE)

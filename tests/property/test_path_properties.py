@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from hypothesis import HealthCheck, given, settings
 
-from atlas.query.paths import Index
+from atlas.query._index import Index
 from strategies import atlas_documents
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import rdflib
 from hypothesis import HealthCheck, given, settings
 from rdflib.compare import isomorphic
 
-from atlas.checks import verify
+from atlas.checks import shapes, verify
 from atlas.data import export, schema, turtle
 from atlas.models import AtlasDocument
 from strategies import _text, atlas_documents, to_turtle
@@ -36,7 +36,7 @@ def test_generated_documents_are_consistent_and_acyclic(document: AtlasDocument)
 @settings(SETTINGS, max_examples=8)
 @given(atlas_documents())
 def test_generated_turtle_conforms_to_the_shapes(document: AtlasDocument) -> None:
-    assert schema.shacl_problems(turtle.dataset_graph(to_turtle(document))) == []
+    assert shapes.shacl_problems(turtle.dataset_graph(to_turtle(document))) == []
 
 
 @pytest.mark.filterwarnings("ignore:ConjunctiveGraph is deprecated:DeprecationWarning")

@@ -2,8 +2,9 @@
 
 ``witness(mode, device)`` runs a tiny model with the installed PyTorch (an optional extra:
 ``pip install 'execution-atlas[witness]'``) in a child process with fresh temporary caches and
-returns a :class:`WitnessRecord`. Nothing here imports torch; only ``collect.py`` does, in the
-child.
+returns a :class:`WitnessRecord`. Nothing here imports torch; only ``collect.py`` and its helpers
+(``_tiny_model``, ``_torch_capture``, ``_environment``) do, in the child. Records are read,
+written and turned into TriG by ``files.py``.
 
 The comparison with the atlas is ``atlas._witness.compare.compare(record)`` (the function is not
 re-exported here, so that ``atlas._witness.compare`` stays the module).
@@ -20,13 +21,8 @@ if TYPE_CHECKING:
 
     from atlas._witness.compare import ModeComparison, StepComparison
     from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
-    from atlas.models._witness import (
-        WitnessRecord,
-        dump_json,
-        json_schema,
-        load_record,
-        to_trig,
-    )
+    from atlas._witness.files import load_record, to_trig
+    from atlas.models._witness import WitnessRecord, dump_json, json_schema
 
 # Imported on first use, so that ``atlas --help`` does not build the record models (nor
 # ``atlas path`` import the error classes).
@@ -39,8 +35,8 @@ _LAZY = {
     "WitnessRecord": "atlas.models._witness",
     "dump_json": "atlas.models._witness",
     "json_schema": "atlas.models._witness",
-    "load_record": "atlas.models._witness",
-    "to_trig": "atlas.models._witness",
+    "load_record": "atlas._witness.files",
+    "to_trig": "atlas._witness.files",
 }
 
 
@@ -64,7 +60,6 @@ __all__ = [
     "dump_json",
     "json_schema",
     "load_record",
-    "shipped_records",
     "to_trig",
     "witness",
 ]
@@ -89,19 +84,3 @@ def witness(
     from atlas._witness.run import run_collector  # noqa: PLC0415
 
     return build_record(run_collector(mode, device, raw_output=raw_output))
-
-
-def shipped_records() -> tuple[WitnessRecord, ...]:
-    """The witness records shipped with the data (``dataset/witness/*.json``), by id."""
-    from atlas.data._resources import dataset_dir  # noqa: PLC0415
-    from atlas.models._witness import WitnessRecord  # noqa: PLC0415
-
-    folder = dataset_dir() / "witness"
-    if not folder.is_dir():
-        return ()
-    found = [
-        WitnessRecord.model_validate_json(item.read_text(encoding="utf-8"))
-        for item in folder.iterdir()
-        if item.name.endswith(".json")
-    ]
-    return tuple(sorted(found, key=lambda r: r.id))

@@ -122,12 +122,13 @@ def _fail(message: str, status: int) -> int:
 
 def main(args: argparse.Namespace) -> int:
     """Run the sub-command with parsed ``args``; return the exit status."""
+    from atlas._witness import files  # noqa: PLC0415 - pydantic only when used
     from atlas._witness.errors import TorchNotInstalledError, WitnessError  # noqa: PLC0415
-    from atlas.models import _witness as records  # noqa: PLC0415 - pydantic only when used
+    from atlas.models import _witness as records  # noqa: PLC0415
 
     try:
         if args.record is not None:
-            record = records.load_record(args.record)
+            record = files.load_record(args.record)
         elif args.from_raw is not None:
             from atlas._witness.observe import build_record  # noqa: PLC0415
             from atlas.models._raw import RawRun  # noqa: PLC0415
@@ -143,10 +144,8 @@ def main(args: argparse.Namespace) -> int:
     except (WitnessError, OSError, ValueError) as error:
         return _fail(str(error), 1)
     if args.output is not None:
-        text = (
-            records.to_trig(record) if args.output.suffix == ".trig" else records.dump_json(record)
-        )
-        records.write_atomic(args.output, text)
+        text = files.to_trig(record) if args.output.suffix == ".trig" else records.dump_json(record)
+        files.write_atomic(args.output, text)
     sys.stdout.write(summary(record))
     if not args.compare:
         return EXIT_OK

@@ -64,9 +64,9 @@ class ModeComparison:
 
 def documented_steps(mode: str, device: str) -> tuple[str, ...]:
     """Step ids of ``atlas.path(mode, device)``, in journey order (imports the atlas lazily)."""
-    import atlas  # noqa: PLC0415 - the core is only needed when comparing
+    from atlas.query import paths  # noqa: PLC0415 - the index is only needed when comparing
 
-    return tuple(step.id for step in atlas.path(mode, device).steps)
+    return tuple(step.id for step in paths.path(mode, device).steps)
 
 
 def _detail(observation: StepObservation) -> str:

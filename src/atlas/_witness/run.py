@@ -105,45 +105,18 @@ def run_collector(
         raise TorchNotInstalledError
     with tempfile.TemporaryDirectory(prefix="atlas-witness-") as tmp:
         root = Path(tmp)
-        for sub in ("inductor", "triton", "tmp"):
-            (root / sub).mkdir()
-        env = dict(os.environ)
-        env.update(
-            TORCHINDUCTOR_CACHE_DIR=str(root / "inductor"),
-            TRITON_CACHE_DIR=str(root / "triton"),
-            TMPDIR=str(root / "tmp"),
-            PYTHONPATH=os.pathsep.join(
-                p for p in (str(_PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p
-            ),
-        )
+        env = _fresh_caches(root)
         if collector_device == "auto":
             collector_device = "cuda" if _cuda_available(env) else "cpu"
         result = root / "raw.json"
         command = [
-            sys.executable,
-            "-m",
-            "atlas._witness.collect",
-            "--mode",
-            collector_mode,
-            "--device",
-            collector_device,
-            "--root",
-            str(root),
-            "--raw-output",
-            str(result),
+            *(sys.executable, "-m", "atlas._witness.collect"),
+            *("--mode", collector_mode, "--device", collector_device),
+            *("--root", str(root), "--raw-output", str(result)),
         ]
-        try:
-            done = subprocess.run(
-                command, env=env, stdout=subprocess.DEVNULL, check=False, timeout=timeout
-            )
-        except subprocess.TimeoutExpired:
-            raise WitnessRunError(
-                f"the witness run took longer than {timeout:.0f} s and was stopped"
-            ) from None
-        if done.returncode != 0 or not result.exists():
-            raise WitnessRunError(
-                f"the witness run failed (exit status {done.returncode}); its messages are above"
-            )
+        _run_child(command, env, timeout)
+        if not result.exists():
+            raise WitnessRunError("the witness run failed (exit status 0); its messages are above")
         text = result.read_text(encoding="utf-8")
         if raw_output is not None:
             raw_output.parent.mkdir(parents=True, exist_ok=True)
@@ -154,3 +127,33 @@ def run_collector(
         return RawRun.model_validate_json(text)
     except ValidationError as exc:
         raise WitnessRunError(f"the witness run wrote an unreadable result: {exc}") from None
+
+
+def _fresh_caches(root: Path) -> dict[str, str]:
+    """The child's environment: this one, with fresh Inductor, Triton and temporary folders."""
+    for sub in ("inductor", "triton", "tmp"):
+        (root / sub).mkdir()
+    env = dict(os.environ)
+    env.update(
+        TORCHINDUCTOR_CACHE_DIR=str(root / "inductor"),
+        TRITON_CACHE_DIR=str(root / "triton"),
+        TMPDIR=str(root / "tmp"),
+        PYTHONPATH=os.pathsep.join(p for p in (str(_PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p),
+    )
+    return env
+
+
+def _run_child(command: list[str], env: dict[str, str], timeout: float) -> None:
+    """Run the collector; its progress goes to this process's standard error."""
+    try:
+        done = subprocess.run(
+            command, env=env, stdout=subprocess.DEVNULL, check=False, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        raise WitnessRunError(
+            f"the witness run took longer than {timeout:.0f} s and was stopped"
+        ) from None
+    if done.returncode != 0:
+        raise WitnessRunError(
+            f"the witness run failed (exit status {done.returncode}); its messages are above"
+        )

@@ -3,7 +3,8 @@
 ``atlas check DIR`` and ``atlas export --dataset DIR`` act on such a folder: its ``*.ttl`` files,
 its witness records (``witness/*.json``), and the export written beside them (``atlas.json``
 with ``paths.json``). Every file is read as :mod:`atlas.data._files` reads what data names: inside
-the folder (no symbolic link out), regular, of bounded size.
+the folder (no symbolic link out), regular, of bounded size. The shipped dataset's witness
+records are read from the package (:func:`shipped_records`).
 """
 
 from __future__ import annotations
@@ -12,13 +13,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atlas.data._files import MAX_TURTLE_BYTES, UnsafeFileError, inside, read_bytes
+from atlas.data._resources import dataset_dir
 from atlas.errors import DatasetError, Problem
 
 if TYPE_CHECKING:
     from atlas.data._graph import TurtleFile
     from atlas.models._witness import WitnessRecord
 
-__all__ = ["EXPORT_NAME", "MAX_WITNESS_BYTES", "TABLE_NAME", "turtle_files", "witness_records"]
+__all__ = [
+    "EXPORT_NAME",
+    "MAX_WITNESS_BYTES",
+    "TABLE_NAME",
+    "shipped_records",
+    "turtle_files",
+    "witness_records",
+]
 
 EXPORT_NAME = "atlas.json"
 TABLE_NAME = "paths.json"
@@ -94,4 +103,19 @@ def witness_records(folder: Path) -> tuple[WitnessRecord, ...]:
                 code="witness",
             )
             raise DatasetError([problem], source=str(witness / name)) from None
+    return tuple(sorted(found, key=lambda r: r.id))
+
+
+def shipped_records() -> tuple[WitnessRecord, ...]:
+    """The witness records shipped with the data (``dataset/witness/*.json``), by id."""
+    from atlas.models._witness import WitnessRecord  # noqa: PLC0415
+
+    folder = dataset_dir() / WITNESS_FOLDER
+    if not folder.is_dir():
+        return ()
+    found = [
+        WitnessRecord.model_validate_json(item.read_text(encoding="utf-8"))
+        for item in folder.iterdir()
+        if item.name.endswith(".json")
+    ]
     return tuple(sorted(found, key=lambda r: r.id))

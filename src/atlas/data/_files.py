@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
+from importlib.abc import Traversable
 from pathlib import Path
 
 from atlas.errors import AtlasError
@@ -25,6 +27,7 @@ from atlas.errors import AtlasError
 __all__ = [
     "MAX_SNAPSHOT_BYTES",
     "MAX_TURTLE_BYTES",
+    "TurtleFile",
     "UnsafeFileError",
     "inside",
     "read_bytes",
@@ -111,3 +114,17 @@ def read_bytes(path: Path, limit: int) -> bytes:
     if len(data) > limit:  # it grew while being read
         raise UnsafeFileError(f"{str(path)!r} is over the limit of {limit} bytes")
     return data
+
+
+@dataclass(frozen=True)
+class TurtleFile:
+    """A Turtle document: the name to report in messages, and its text."""
+
+    name: str
+    text: str
+
+    @classmethod
+    def load(cls, path: Path | Traversable, name: str | None = None) -> TurtleFile:
+        """Read a file; ``name`` defaults to its path (or ``dataset/<file>`` when shipped)."""
+        shown = name or (str(path) if isinstance(path, Path) else f"dataset/{path.name}")
+        return cls(shown, path.read_text(encoding="utf-8"))

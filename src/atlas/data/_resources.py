@@ -12,7 +12,18 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-__all__ = ["dataset_dir", "export_file", "path_table_file", "schema_dir", "turtle_files"]
+TYPE_CHECKING = False  # spares importing typing on the fast path
+if TYPE_CHECKING:
+    from atlas.data._files import TurtleFile
+
+__all__ = [
+    "dataset_dir",
+    "export_file",
+    "path_table_file",
+    "schema_dir",
+    "shipped_turtle",
+    "turtle_files",
+]
 
 EXPORT_NAME = "atlas.json"
 
@@ -54,3 +65,10 @@ def turtle_files() -> list[Traversable]:
     return sorted(
         (f for f in dataset_dir().iterdir() if f.name.endswith(".ttl")), key=lambda f: f.name
     )
+
+
+def shipped_turtle() -> list[TurtleFile]:
+    """The Turtle files shipped with the package."""
+    from atlas.data._files import TurtleFile  # noqa: PLC0415 - the CLI's fast path reads this module
+
+    return [TurtleFile.load(f) for f in turtle_files()]

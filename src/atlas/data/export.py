@@ -1,7 +1,8 @@
-"""The versioned JSON (and JSON-LD) export: build it from Turtle, write it atomically, read it.
+"""The versioned JSON (and JSON-LD) export: write it atomically, read it and check it.
 
 The export is canonical: sorted keys, records in a stable order, two-space indentation and a
-final newline, so that the diff of two releases shows only what changed.
+final newline, so that the diff of two releases shows only what changed. It is built from the
+Turtle files, whose consistency is checked first, by :mod:`atlas.checks.build`.
 """
 
 from __future__ import annotations
@@ -15,72 +16,26 @@ from atlas.errors import DatasetError, Problem
 from atlas.models import SCHEMA_VERSION, AtlasDocument
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from atlas.models._witness import WitnessRecord
 
 __all__ = [
-    "build",
-    "build_folder",
     "dumps",
     "read",
+    "shape_problems",
+    "to_data",
     "with_witnesses",
     "write",
-    "write_folder",
     "write_text_atomic",
 ]
-
-
-def build(files: Any = None) -> AtlasDocument:
-    """Read the Turtle files (default: the shipped ones) and check their consistency.
-
-    Raises:
-        DatasetError: every violation found, at once.
-    """
-    from atlas.checks import verify  # noqa: PLC0415 - rdflib is only needed to build
-    from atlas.data import turtle  # noqa: PLC0415 - rdflib is only needed to build
-
-    document = turtle.read_turtle(files)
-    problems = [p for p in verify.consistency_problems(document) if p.severity == "violation"]
-    if problems:
-        raise DatasetError(problems, source="Turtle dataset")
-    # the shipped dataset carries its witness records
-    return with_witnesses(document) if files is None else document
-
-
-def build_folder(folder: Path) -> AtlasDocument:
-    """Read the Turtle files of a dataset folder, check them, and add its witness records.
-
-    The folder is a checkout's ``dataset/`` (or a copy): its ``*.ttl`` files and its
-    ``witness/*.json`` records, each read inside the folder (see :mod:`atlas.data._dataset`).
-
-    Raises:
-        DatasetError: every violation found, at once; or a file that is refused.
-    """
-    from atlas.data import _dataset  # noqa: PLC0415
-
-    document = build(_dataset.turtle_files(Path(folder)))
-    return with_witnesses(document, _dataset.witness_records(Path(folder)))
-
-
-def write_folder(document: AtlasDocument, folder: Path) -> tuple[Path, Path]:
-    """Write the export and its table of printed paths beside the Turtle of ``folder``.
-
-    Each file is written atomically: ``atlas.json``, then ``paths.json``, made from it.
-    """
-    from atlas.data import _dataset  # noqa: PLC0415
-    from atlas.query import _pathtable  # noqa: PLC0415
-
-    text = dumps(document)
-    export, table = Path(folder) / _dataset.EXPORT_NAME, Path(folder) / _dataset.TABLE_NAME
-    write_text_atomic(export, text)
-    write_text_atomic(table, _pathtable.dumps(_pathtable.build(text)))
-    return export, table
 
 
 def with_witnesses(
     document: AtlasDocument, records: tuple[WitnessRecord, ...] | None = None
 ) -> AtlasDocument:
     """The document with witness records added: ``records``, by default the shipped ones."""
-    from atlas._witness import shipped_records  # noqa: PLC0415
+    from atlas.data._dataset import shipped_records  # noqa: PLC0415 - pydantic, when needed
 
     records = shipped_records() if records is None else records
     counts = document.counts.model_copy(update={"witnesses": len(records)})
@@ -108,13 +63,20 @@ def write(document: AtlasDocument, path: Path) -> Path:
     return Path(path)
 
 
-def read(path: Path, *, any_context: bool = False) -> AtlasDocument:
+def read(
+    path: Path,
+    *,
+    any_context: bool = False,
+    consistency: Callable[[AtlasDocument], list[Problem]] | None = None,
+) -> AtlasDocument:
     """Read and validate an export file.
 
     The file is read strictly (UTF-8, JSON without NaN, bounded numbers and nesting: see
-    :func:`atlas.data.schema.load_json`), then checked against the models and for consistency as
+    :func:`atlas.data._json.load_json`), then checked against the models and for consistency as
     ``atlas export`` checks the Turtle: every id a record names is a record of the export, no
-    id (no source URL) is held twice, and so on (:func:`atlas.checks.verify.export_problems`).
+    id (no source URL) is held twice, and so on (:func:`atlas.data._integrity.export_problems`;
+    ``consistency`` replaces its record rules: :func:`atlas.checks.build.read` passes every rule,
+    the cycles of the paths included, which need the query layer).
     ``any_context`` accepts an inline ``@context`` other than this version's (an older
     release's terms; ``atlas diff`` compares records, not terms), and reads an export of the
     previous format (1.x) as this one (:mod:`atlas.data._upgrade`).
@@ -122,15 +84,13 @@ def read(path: Path, *, any_context: bool = False) -> AtlasDocument:
     Raises:
         DatasetError: naming the file, and the line (and JSON pointer) where it can.
     """
-    import pydantic  # noqa: PLC0415 - only needed for its error type
-
-    from atlas.checks import verify  # noqa: PLC0415 - jsonschema and the checks: on demand
-    from atlas.data import schema  # noqa: PLC0415 - jsonschema and the checks: on demand
+    from atlas.data import _json  # noqa: PLC0415 - jsonschema: on demand
     from atlas.data._files import UnsafeFileError, read_bytes  # noqa: PLC0415
+    from atlas.data._integrity import export_problems  # noqa: PLC0415 - on demand
 
     name = str(path)
     try:
-        raw = read_bytes(Path(path), schema.MAX_EXPORT_BYTES)
+        raw = read_bytes(Path(path), _json.MAX_EXPORT_BYTES)
     except UnsafeFileError as error:
         problem = Problem("violation", f"refused: {error}", file=name, code="unsafe")
         raise DatasetError([problem], source=name) from None
@@ -139,18 +99,32 @@ def read(path: Path, *, any_context: bool = False) -> AtlasDocument:
             [Problem("violation", f"cannot read: {error.strerror}", file=name, code="io")],
             source=name,
         ) from None
-    text, data = schema.load_json(raw, name)
+    text, data = _json.load_json(raw, name)
     if any_context and isinstance(data, dict):  # a comparison may span formats: read the old one
         from atlas.data._upgrade import from_format_1  # noqa: PLC0415
 
         upgraded = from_format_1(data)
         if upgraded is not data:
             data, text = upgraded, json.dumps(upgraded, indent=2, sort_keys=True)
-    problems = [p for p in _shape_problems(data, name) if not (any_context and p.code == "context")]
+    problems = [p for p in shape_problems(data, name) if not (any_context and p.code == "context")]
     if problems:
         raise DatasetError(problems, source=name)
+    document = _validated(data, name)
+    extra = {} if consistency is None else {"consistency": consistency}
+    problems = export_problems(
+        data, file=name, lines=lambda: _json.json_lines(text), document=document, **extra
+    )
+    if problems:
+        raise DatasetError(problems, source=name)
+    return document
+
+
+def _validated(data: Any, name: str) -> AtlasDocument:
+    """The document of export data, or a DatasetError with each refusal of the models."""
+    import pydantic  # noqa: PLC0415 - only needed for its error type
+
     try:
-        document = AtlasDocument.model_validate(data)
+        return AtlasDocument.model_validate(data)
     except pydantic.ValidationError as error:
         raise DatasetError(
             [
@@ -165,15 +139,10 @@ def read(path: Path, *, any_context: bool = False) -> AtlasDocument:
             ],
             source=name,
         ) from None
-    problems = verify.export_problems(
-        data, file=name, lines=lambda: schema.json_lines(text), document=document
-    )
-    if problems:
-        raise DatasetError(problems, source=name)
-    return document
 
 
-def _shape_problems(data: Any, name: str) -> list[Problem]:
+def shape_problems(data: Any, name: str) -> list[Problem]:
+    """What is wrong with the frame of export data: not an object, a foreign context or version."""
     from atlas.models._vocab import context  # noqa: PLC0415
 
     if not isinstance(data, dict):

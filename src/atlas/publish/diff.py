@@ -295,6 +295,71 @@ def _without_id(record: dict[str, Any], key: str) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != key}
 
 
+_Records = dict[str, dict[str, Any]]
+
+
+def _renames(olds: _Records, news: _Records, key: str) -> dict[str, str]:
+    """Removed ids that were not deprecated -> the added id whose record is the same but for it."""
+    added = [i for i in news if i not in olds]
+    renamed: dict[str, str] = {}
+    for rid in (i for i in olds if i not in news):
+        if olds[rid].get("deprecated"):
+            continue
+        twin = next(
+            (
+                a
+                for a in added
+                if a not in renamed.values()
+                and _without_id(news[a], key) == _without_id(olds[rid], key)
+            ),
+            None,
+        )
+        if twin is not None:
+            renamed[rid] = twin
+    return renamed
+
+
+def _removals(
+    collection: str, olds: _Records, news: _Records, renamed: dict[str, str], labels: _Labels
+) -> list[Change]:
+    """The records gone from ``news``: renamed (a violation), or removed (one unless deprecated)."""
+    changes: list[Change] = []
+    for rid in sorted(i for i in olds if i not in news):
+        record = olds[rid]
+        label = labels.of(collection, record)
+        if rid in renamed:
+            changes.append(
+                Change(
+                    "renamed", collection, rid, "major", label, new_id=renamed[rid], violation=True
+                )
+            )
+        else:
+            violation = not record.get("deprecated")
+            changes.append(Change("removed", collection, rid, "major", label, violation=violation))
+    return changes
+
+
+def _updates(collection: str, olds: _Records, news: _Records, labels: _Labels) -> list[Change]:
+    """The records in both that differ: deprecated, refreshed (a patch) or changed."""
+    changes: list[Change] = []
+    for cid in sorted(i for i in olds if i in news):
+        a, b = olds[cid], news[cid]
+        if a == b:
+            continue
+        fields = tuple(sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k)))
+        label = labels.of(collection, b)
+        if b.get("deprecated") and not a.get("deprecated"):
+            new_id = b.get("replacedBy")
+            changes.append(
+                Change("deprecated", collection, cid, "minor", label, fields, new_id=new_id)
+            )
+            continue
+        refresh = REFRESH_FIELDS.get(collection, frozenset())
+        level: Level = "patch" if set(fields) <= refresh else "minor"
+        changes.append(Change("changed", collection, cid, level, label, fields=fields))
+    return changes
+
+
 def diff(old: AtlasDocument, new: AtlasDocument) -> Diff:
     """The changes from ``old`` to ``new``, in collection order, then by id."""
     before, after = _records(old), _records(new)
@@ -302,76 +367,14 @@ def diff(old: AtlasDocument, new: AtlasDocument) -> Diff:
     changes: list[Change] = []
     for collection in COLLECTIONS:
         olds, news = before[collection], after[collection]
-        key = "url" if collection == "sources" else "id"
-        added = [i for i in news if i not in olds]
-        removed = [i for i in olds if i not in news]
-        renamed: dict[str, str] = {}
-        for rid in removed:
-            if olds[rid].get("deprecated"):
-                continue
-            twin = next(
-                (
-                    a
-                    for a in added
-                    if a not in renamed.values()
-                    and _without_id(news[a], key) == _without_id(olds[rid], key)
-                ),
-                None,
-            )
-            if twin is not None:
-                renamed[rid] = twin
-        for rid in sorted(removed):
-            record = olds[rid]
-            if rid in renamed:
-                changes.append(
-                    Change(
-                        "renamed",
-                        collection,
-                        rid,
-                        "major",
-                        labels.of(collection, record),
-                        new_id=renamed[rid],
-                        violation=True,
-                    )
-                )
-            else:
-                changes.append(
-                    Change(
-                        "removed",
-                        collection,
-                        rid,
-                        "major",
-                        labels.of(collection, record),
-                        violation=not record.get("deprecated"),
-                    )
-                )
+        renamed = _renames(olds, news, "url" if collection == "sources" else "id")
+        changes += _removals(collection, olds, news, renamed, labels)
         changes.extend(
             Change("added", collection, aid, "minor", labels.of(collection, news[aid]))
-            for aid in sorted(added)
+            for aid in sorted(i for i in news if i not in olds)
             if aid not in renamed.values()
         )
-        for cid in sorted(i for i in olds if i in news):
-            a, b = olds[cid], news[cid]
-            if a == b:
-                continue
-            fields = tuple(sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k)))
-            label = labels.of(collection, b)
-            if b.get("deprecated") and not a.get("deprecated"):
-                changes.append(
-                    Change(
-                        "deprecated",
-                        collection,
-                        cid,
-                        "minor",
-                        label,
-                        fields=fields,
-                        new_id=b.get("replacedBy"),
-                    )
-                )
-                continue
-            refresh = REFRESH_FIELDS.get(collection, frozenset())
-            level: Level = "patch" if set(fields) <= refresh else "minor"
-            changes.append(Change("changed", collection, cid, level, label, fields=fields))
+        changes += _updates(collection, olds, news, labels)
     return Diff(old.version, new.version, new.issued.isoformat(), tuple(changes))
 
 
@@ -387,10 +390,10 @@ def diff_files(old: Path, new: Path) -> Diff:
 def _read(path: Path) -> AtlasDocument:
     """Read an export; an older release's @context (other terms) does not stop a comparison.
 
-    Everything else is checked as :func:`atlas.data.export.read` checks it: the records of both
+    Everything else is checked as :func:`atlas.checks.build.read` checks it: the records of both
     files are matched by id (sources by URL), so an id held twice, or a reference to a record the
     file lacks, is an error that names the file, the line and the JSON pointer.
     """
-    from atlas.data.export import read  # noqa: PLC0415
+    from atlas.checks.build import read  # noqa: PLC0415
 
     return read(path, any_context=True)

@@ -23,6 +23,9 @@ going is never taken for an orphan (clocks of the publishing hosts are assumed r
 
 The default endpoints are those of an Oxigraph server (``URL/store``, ``URL/query``,
 ``URL/update``); other stores name theirs with :class:`Endpoints`.
+
+The store's side, one request and queries on it, is :mod:`atlas.publish._remote`; here is the
+run: upload, count, move, count, and the clean-up of temporary graphs.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from types import FrameType
@@ -44,9 +47,16 @@ from types import FrameType
 import httpx
 import pyoxigraph
 
-from atlas.errors import AtlasError
-from atlas.query._results import BASE_IRI, Result, Solutions, Term, Triples
-from atlas.query._sparql import query_form, substitute
+from atlas.publish._remote import (
+    Endpoints,
+    NoAnswerError,
+    PublishError,
+    RefusedError,
+    Remote,
+    call,
+)
+from atlas.query._lexer import substitute
+from atlas.query._results import BASE_IRI, Solutions
 
 __all__ = [
     "DEFAULT_GRAPH",
@@ -74,45 +84,8 @@ _COUNT = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
 _GRAPHS_UNDER = "SELECT DISTINCT ?g WHERE { GRAPH ?g { } FILTER(STRSTARTS(STR(?g), ?prefix)) }"
 
 
-class PublishError(AtlasError, RuntimeError):
-    """The atlas could not be published; the message says what the store was seen to hold."""
-
-
-class _NoAnswerError(PublishError):
-    """A request that got no answer: the store may or may not have carried it out."""
-
-
-class _RefusedError(PublishError):
-    """A request that the store answered with an error status."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 class _Terminated(BaseException):
     """SIGTERM, raised while publishing so that the clean-up runs."""
-
-
-@dataclass(frozen=True)
-class Endpoints:
-    """The three endpoints of a store: Graph Store Protocol, query and update."""
-
-    graph_store: str
-    query: str
-    update: str
-
-    @classmethod
-    def of(cls, url: str) -> Endpoints:
-        """The endpoints of an Oxigraph server at ``url`` (its base URL, or its ``/store``).
-
-        >>> Endpoints.of("http://127.0.0.1:7878/").query
-        'http://127.0.0.1:7878/query'
-        """
-        base = url.rstrip("/")
-        for suffix in ("/store", "/query", "/update"):
-            base = base.removesuffix(suffix)
-        return cls(f"{base}/store", f"{base}/query", f"{base}/update")
 
 
 @dataclass(frozen=True)
@@ -175,92 +148,6 @@ def _payload() -> tuple[bytes, int]:
     triples = [q.triple for q in store.store()]
     data = pyoxigraph.serialize(triples, format=pyoxigraph.RdfFormat.N_TRIPLES) or b""
     return data, len(triples)
-
-
-@dataclass
-class Remote:
-    """The engine of a remote SPARQL endpoint, optionally over one graph (``store.Engine``).
-
-    Bindings are written into the query as terms (``substitute``), since the SPARQL Protocol
-    takes none; the graph is passed as the protocol's ``default-graph-uri``.
-    """
-
-    endpoint: str
-    graph: str | None = None
-    client: httpx.Client | None = None
-    timeout: float = 30.0
-
-    def query(self, query: str, bindings: Mapping[str, Term]) -> Result:
-        """Run a query on the endpoint and read its results.
-
-        Raises:
-            PublishError: the endpoint cannot be reached, refuses the query, or answers
-                something that is not SPARQL results (an HTML page, malformed JSON).
-        """
-        text = substitute(query, {name: str(value) for name, value in bindings.items()})
-        form = query_form(text)
-        graph_result = form in ("CONSTRUCT", "DESCRIBE")
-        accept = "application/n-triples" if graph_result else "application/sparql-results+json"
-        data = {"query": text}
-        if self.graph is not None:
-            data["default-graph-uri"] = self.graph
-        response = _call(
-            self.client,
-            "POST",
-            self.endpoint,
-            "query",
-            timeout=self.timeout,
-            data=data,
-            headers={"Accept": accept},
-        )
-        try:
-            return _read(response.content, graph_result=graph_result)
-        except (SyntaxError, ValueError) as error:
-            expected = "N-Triples" if graph_result else "SPARQL results (JSON)"
-            media = response.headers.get("Content-Type", "").split(";")[0].strip()
-            raise PublishError(
-                f"the query endpoint {self.endpoint} answered {media or 'an untyped body'!r} "
-                f"that is not {expected} ({error}): is it the store's SPARQL query endpoint?"
-            ) from None
-
-
-def _read(content: bytes, *, graph_result: bool) -> Result:
-    """The result of a query, read from N-Triples or SPARQL results JSON."""
-    if graph_result:
-        parsed = pyoxigraph.parse(content, format=pyoxigraph.RdfFormat.N_TRIPLES)
-        return Triples(tuple(t for t in parsed if isinstance(t, pyoxigraph.Triple)))
-    answer = pyoxigraph.parse_query_results(content, format=pyoxigraph.QueryResultsFormat.JSON)
-    if isinstance(answer, pyoxigraph.QueryBoolean):
-        return bool(answer)
-    names = tuple(v.value for v in answer.variables)
-    return Solutions(names, tuple(tuple(row[n] for n in names) for row in answer))
-
-
-def _call(
-    client: httpx.Client | None, method: str, url: str, what: str, **options: object
-) -> httpx.Response:
-    """One request; any failure becomes a :class:`PublishError` that says what went wrong."""
-    try:
-        if client is None:
-            response = httpx.request(method, url, **options)  # type: ignore[arg-type]
-        else:
-            response = client.request(method, url, **options)  # type: ignore[arg-type]
-    except httpx.ConnectError as error:
-        raise _NoAnswerError(f"cannot reach the store at {url} ({error}): is it running?") from None
-    except httpx.TimeoutException:
-        raise _NoAnswerError(f"the store at {url} did not answer the {what} in time") from None
-    except httpx.HTTPError as error:
-        raise _NoAnswerError(
-            f"the {what} to {url} failed: {error or type(error).__name__}"
-        ) from None
-    if response.status_code >= 300:  # noqa: PLR2004 - any status that is not a success
-        detail = response.text.strip().replace("\n", " ")[:300]
-        raise _RefusedError(
-            f"the store refused the {what}: HTTP {response.status_code} from {url}"
-            + (f": {detail}" if detail else ""),
-            response.status_code,
-        )
-    return response
 
 
 def publish(
@@ -378,7 +265,7 @@ class _Run:
         stops here.
         """
         uploaded = time.monotonic()
-        _call(
+        call(
             self.client,
             "PUT",
             self.endpoints.graph_store,
@@ -404,7 +291,7 @@ class _Run:
             "target": str(pyoxigraph.NamedNode(self.target)),
         }
         try:
-            _call(
+            call(
                 self.client,
                 "POST",
                 self.endpoints.update,
@@ -414,7 +301,7 @@ class _Run:
                 headers={"Content-Type": "application/sparql-update"},
             )
         except PublishError as error:
-            lost = isinstance(error, _NoAnswerError)
+            lost = isinstance(error, NoAnswerError)
             lead = f"the MOVE answer was lost ({error})" if lost else str(error)
             raise PublishError(f"{lead}; {self.after_failed_move(expected)}") from None
         try:
@@ -486,7 +373,7 @@ class _Run:
     def delete(self, graph: str, timeout: float | None = None) -> bool:
         """Remove ``graph`` (Graph Store DELETE); ``False`` when the store holds no such graph."""
         try:
-            _call(
+            call(
                 self.client,
                 "DELETE",
                 self.endpoints.graph_store,
@@ -494,7 +381,7 @@ class _Run:
                 timeout=timeout or self.timeout,
                 params={"graph": graph},
             )
-        except _RefusedError as error:
+        except RefusedError as error:
             if error.status == httpx.codes.NOT_FOUND:
                 return False
             raise

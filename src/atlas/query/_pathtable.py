@@ -5,7 +5,7 @@ Importing pydantic and building the models costs far more than answering a path,
 beside the export. For every atlas with dimensions it holds the folded texts that name each
 dimension value (:func:`atlas.query.paths.value_keys`), and for every combination of values the
 text that ``atlas path`` prints, made by :func:`render` from the same
-:class:`~atlas.query.paths.Index` that :func:`atlas.path` uses. So the table adds no rule of its
+:class:`~atlas.query._index.Index` that :func:`atlas.path` uses. So the table adds no rule of its
 own: it is a cache of the API's answers, and a test compares it with the API for every
 combination.
 
@@ -60,7 +60,7 @@ def render(result: ExecutionPath) -> str:
 def build(export_text: str) -> dict[str, Any]:
     """The table for the export ``export_text`` (canonical JSON, as ``atlas export`` writes it)."""
     from atlas.models import AtlasDocument  # noqa: PLC0415 - only the writer needs the models
-    from atlas.query.paths import Index  # noqa: PLC0415
+    from atlas.query._index import Index  # noqa: PLC0415
 
     index = Index(AtlasDocument.model_validate_json(export_text))
     data = export_text.encode("utf-8")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from atlas.publish.site._build import BuildReport, build
 from atlas.publish.site._graph import LayoutError
-from atlas.publish.site._pages import SiteError
 from atlas.publish.site._serve import server
+from atlas.publish.site._views import SiteError
 
 __all__ = ["BuildReport", "LayoutError", "SiteError", "build", "server"]

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas.data import _atomic, export
-from atlas.publish.site._pages import Page, SiteError, View, css_token, groups, journey
+from atlas.publish.site._pages import Page
+from atlas.publish.site._views import SiteError, View, css_token, groups, journey
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from atlas.publish._hosts import LOOPBACK_NAMES, host_name
-from atlas.publish.site._pages import SiteError
+from atlas.publish.site._views import SiteError
 
 __all__ = ["HOST", "server"]
 

@@ -1,0 +1,124 @@
+"""The checks of Turtle files parsed once: reading, SHACL shapes, consistency, dates and markup.
+
+:class:`Parsed` parses the files and starts the SHACL engine on them in a worker thread;
+:func:`turtle_checks` then reads the document and runs the checks that need only it, each
+problem located at the file and line of its resource.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from atlas.checks._run import guarded, problem_order
+from atlas.checks._sourcecheck import markup_problems, source_problems
+from atlas.checks.consistency import consistency_problems
+from atlas.checks.dates import date_problems
+from atlas.checks.report import CheckResult
+from atlas.errors import DatasetError, Problem
+
+if TYPE_CHECKING:
+    import datetime as dt
+    from collections.abc import Iterable
+
+    from atlas.data.turtle import TurtleFile
+    from atlas.models import AtlasDocument
+
+__all__ = ["Parsed", "turtle_checks"]
+
+
+class Parsed:
+    """The Turtle files parsed once, with a way to find the file and line of any resource.
+
+    As soon as the files parse, the SHACL engine starts on them in ``pool`` (it releases the
+    GIL), while this thread indexes the triples and reads the document.
+    """
+
+    def __init__(self, files: list[TurtleFile], pool: ThreadPoolExecutor) -> None:
+        from atlas.checks import shapes  # noqa: PLC0415
+        from atlas.data import _graph  # noqa: PLC0415
+
+        self.files = files
+        self.shapes: Future[list[dict[str, Any]]] | None = None
+
+        def start(n_triples: bytes) -> None:
+            self.shapes = pool.submit(shapes.shacl_report, n_triples)
+
+        self.graph = _graph.parse(files, written=start)
+        self.syntax = self.graph.problems
+
+    def shape_results(self) -> list[dict[str, Any]]:
+        """The SHACL engine's results, once it is done."""
+        assert self.shapes is not None  # noqa: S101 - started when the files parse
+        return self.shapes.result()
+
+    def where(self, iri: str) -> dict[str, Any]:
+        """``{"file": ..., "line": ...}`` of the resource ``iri``, or ``{}`` when not found."""
+        return self.graph.where(iri)
+
+    def located(self, problems: Iterable[Problem]) -> list[Problem]:
+        """The problems, each with the file and line of its resource where it has none."""
+        return [
+            replace(p, **self.where(p.subject)) if p.subject and not p.file else p for p in problems
+        ]
+
+
+def turtle_checks(
+    parsed: Parsed, today: dt.date | None, max_age_days: int
+) -> tuple[list[CheckResult], AtlasDocument | None]:
+    """Reading, shapes, consistency and dates; also returns the document when it reads."""
+    from atlas.checks import shapes  # noqa: PLC0415
+    from atlas.data import turtle  # noqa: PLC0415
+
+    count = f"{len(parsed.files)} file{'s' * (len(parsed.files) != 1)}"
+    if parsed.syntax:
+        skipped = [
+            CheckResult(name, "skipped", note="the Turtle files do not parse")
+            for name in ("shapes", "consistency", "dates", "markup")
+        ]
+        syntax = tuple(sorted(parsed.syntax, key=problem_order))
+        return [CheckResult("turtle", "ran", syntax, count), *skipped], None
+    document = None
+    read: list[Problem] = []
+    try:
+        document = turtle.read_graph(parsed.graph)
+    except DatasetError as error:
+        read = list(error.problems)
+    later: list[CheckResult] = []
+    if document is not None:  # checked while the SHACL engine may still run
+        doc = document
+        later.append(
+            guarded(
+                "consistency",
+                lambda: parsed.located([*consistency_problems(doc), *source_problems(doc)]),
+            )
+        )
+        later.append(
+            guarded(
+                "dates",
+                lambda: parsed.located(date_problems(doc, today=today, max_age_days=max_age_days)),
+            )
+        )
+        later.append(guarded("markup", lambda: parsed.located(markup_problems(doc))))
+    shape_result = guarded(
+        "shapes",
+        lambda: parsed.located(shapes.shacl_problems(parsed.graph, results=parsed.shape_results())),
+    )
+    kept = tuple(sorted(_without_duplicates(read, shape_result), key=problem_order))
+    if document is None and not kept:
+        count += "; not read, for the reasons the SHACL shapes give"
+    results = [CheckResult("turtle", "ran", kept, count), shape_result]
+    if document is None:
+        results += [
+            CheckResult(name, "skipped", note="the Turtle files could not be read")
+            for name in ("consistency", "dates", "markup")
+        ]
+        return results, None
+    return results + later, document
+
+
+def _without_duplicates(read: list[Problem], shapes: CheckResult) -> list[Problem]:
+    """Drop reader problems that a SHACL shape already reports for the same resource and key."""
+    covered = {(p.subject, p.message.split(":", 1)[0]) for p in shapes.problems if p.subject}
+    return [p for p in read if (p.subject, p.message.split(":", 1)[0]) not in covered]

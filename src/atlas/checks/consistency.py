@@ -1,0 +1,94 @@
+"""The consistency check: the named rules a dataset must keep, in one ordered list.
+
+Each rule is a function of an :class:`~atlas.models.AtlasDocument` that returns the
+:class:`~atlas.errors.Problem` list it finds. ``RULES`` holds them in the order they run; the
+record rules come from :mod:`atlas.data._consistency` (reading an export checks those too), and
+the last one, :func:`path_cycles`, walks the paths of the query layer, so it runs only when the
+rules before it found no violation. :func:`consistency_problems` runs the list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from atlas.data._consistency import (
+    Rule,
+    atlas_entries_and_dimensions,
+    citation_sources,
+    iri,
+    relation_references,
+    shared_source_urls,
+    stage_references,
+    step_references_and_conditions,
+    technology_kinds,
+    unique_ids,
+)
+from atlas.errors import CycleError, Problem
+
+if TYPE_CHECKING:
+    from atlas.models import AtlasDocument
+
+__all__ = ["ONLY_WHEN_CONSISTENT", "RULES", "consistency_problems", "path_cycles"]
+
+
+def path_cycles(document: AtlasDocument) -> list[Problem]:
+    """The cycles in the paths of each atlas whose steps form a cycle at all.
+
+    A path takes some of its atlas's steps, so an atlas whose live steps form no cycle has no
+    path with one: only the others are walked path by path, to name the cycle.
+    """
+    from graphlib import CycleError as GraphCycleError  # noqa: PLC0415
+    from graphlib import TopologicalSorter  # noqa: PLC0415
+
+    from atlas.query.paths import Index  # noqa: PLC0415 - the query layer: only for a cycle
+
+    graphs: dict[str, TopologicalSorter[str]] = {}
+    for step in document.steps:
+        if not step.deprecated:
+            graphs.setdefault(step.atlas, TopologicalSorter()).add(step.to_stage, step.from_stage)
+    cyclic = set()
+    for atlas_id, graph in graphs.items():
+        try:
+            graph.prepare()
+        except GraphCycleError:
+            cyclic.add(atlas_id)
+    if not cyclic:
+        return []
+    problems: list[Problem] = []
+    index = Index(document)
+    for atlas in document.atlases:
+        if atlas.id not in cyclic:
+            continue
+        try:
+            index.all_paths(atlas.id)
+        except CycleError as error:
+            problems.extend(replace(p, subject=iri("atlas", atlas.id)) for p in error.problems)
+    return problems
+
+
+#: Every consistency rule, in the order it runs (and its problems are reported).
+RULES: tuple[Rule, ...] = (
+    unique_ids,
+    shared_source_urls,
+    atlas_entries_and_dimensions,
+    stage_references,
+    technology_kinds,
+    step_references_and_conditions,
+    relation_references,
+    citation_sources,
+    path_cycles,
+)
+
+#: The rules that run only when those before them found no violation (a walk needs sound data).
+ONLY_WHEN_CONSISTENT: frozenset[Rule] = frozenset({path_cycles})
+
+
+def consistency_problems(document: AtlasDocument) -> list[Problem]:
+    """Dangling references, missing citations, uncovered dimensions, duplicates and cycles."""
+    problems: list[Problem] = []
+    for rule in RULES:
+        if rule in ONLY_WHEN_CONSISTENT and any(p.severity == "violation" for p in problems):
+            continue
+        problems.extend(rule(document))
+    return problems
