@@ -32,7 +32,8 @@ export ATLAS_TEST_WHEEL=1
 export COVERAGE_FILE="$root/.coverage-data/coverage"
 rm -rf "$root/.coverage-data" && mkdir -p "$root/.coverage-data"
 coverage=("$venv/bin/python" -m coverage)
-"${coverage[@]}" run -m pytest -p no:cacheprovider tests "$@"
+# On every core (pytest-xdist): each worker is a subprocess, measured like the others.
+"${coverage[@]}" run -m pytest -p no:cacheprovider -n "${ATLAS_TEST_WORKERS:-auto}" tests "$@"
 "${coverage[@]}" run -m pytest -p no:cacheprovider -q --doctest-modules --pyargs atlas
 "${coverage[@]}" combine -q
 if [ $# -eq 0 ]; then  # the whole suite: below the threshold fails the run
