@@ -12,18 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from atlas.data._consistency import (
-    Rule,
-    atlas_entries_and_dimensions,
-    citation_sources,
-    iri,
-    relation_references,
-    shared_source_urls,
-    stage_references,
-    step_references_and_conditions,
-    technology_kinds,
-    unique_ids,
-)
+from atlas.data._consistency import RECORD_RULES, Rule, iri
 from atlas.errors import CycleError, Problem
 
 if TYPE_CHECKING:
@@ -67,18 +56,9 @@ def path_cycles(document: AtlasDocument) -> list[Problem]:
     return problems
 
 
-#: Every consistency rule, in the order it runs (and its problems are reported).
-RULES: tuple[Rule, ...] = (
-    unique_ids,
-    shared_source_urls,
-    atlas_entries_and_dimensions,
-    stage_references,
-    technology_kinds,
-    step_references_and_conditions,
-    relation_references,
-    citation_sources,
-    path_cycles,
-)
+#: Every consistency rule, in the order it runs (and its problems are reported): the record rules
+#: of the data layer, then those that need the path index.
+RULES: tuple[Rule, ...] = (*RECORD_RULES, path_cycles)
 
 #: The rules that run only when those before them found no violation (a walk needs sound data).
 ONLY_WHEN_CONSISTENT: frozenset[Rule] = frozenset({path_cycles})
