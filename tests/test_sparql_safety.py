@@ -375,14 +375,19 @@ def _mutants(count: int, seed: int) -> list[str]:
 
 
 @pytest.mark.slow
-def test_no_mutant_the_guard_lets_through_tries_to_connect() -> None:
+def test_no_mutant_the_guard_lets_through_tries_to_connect(monkeypatch: pytest.MonkeyPatch) -> None:
     import json  # noqa: PLC0415
     import platform  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
+    from atlas.query import _sparql  # noqa: PLC0415
+
     if not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "aarch64"):
         pytest.skip("needs the seccomp sandbox to see a connection attempt")
+    # every mutant judged by the parser, none refused for time on a loaded machine
+    monkeypatch.setattr(_sparql, "PARSE_SECONDS", 300.0)
+    _sparql._verdict.cache_clear()
     mutants = _mutants(3000, seed=15)
     passed = [q for q in mutants if _refusal(q) is None]
     assert len(passed) > 200  # some mutants are harmless queries: the guard is not refusing all

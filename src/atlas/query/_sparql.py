@@ -174,9 +174,12 @@ def _parse_in_thread(text: str) -> _Verdict:
     worker.join(PARSE_SECONDS)
     if worker.is_alive() and worker.ident is not None:
         # The parser is pure Python: an exception set on its thread stops it at the next step.
+        # One that lands in a callback Python calls on its own (a weakref's, a finaliser) is
+        # printed and dropped there, so it is set again until the thread has ended.
         ident, stop = ctypes.c_ulong(worker.ident), ctypes.py_object(_DeadlineError)
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, stop)
-        worker.join()
+        while worker.is_alive():
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ident, stop)
+            worker.join(1.0)  # far longer than the handler takes: never sent twice to it
         return _too_slow()
     return outcome[0] if outcome else ("", (SparqlError, "the query could not be checked"))
 
