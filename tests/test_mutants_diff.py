@@ -269,3 +269,124 @@ def test_an_export_of_an_unsupported_format_is_an_error_naming_the_file(
     )
     assert "schemaVersion '3.0.0' is not supported; this package reads 2.x" in problem.message
     assert str(error).startswith(f"{future} is invalid: {future}: violation: schemaVersion")
+
+
+# --- the JSON form of a diff, for tools (`atlas diff --json`) ----------------------------------
+
+
+def test_each_change_in_json_names_every_field_it_has_and_only_those() -> None:
+    steps = _data("steps")
+    steps[2] = {**steps[2], "verb": "hands its code to"}  # changed
+    stages = [s for s in _data("stages") if s["id"] != "toy-gpu"]  # removed, no deprecation
+    steps = [s for s in steps if s["to"] != "toy-gpu"]
+    result = diff.diff(OLD, _changed(stages=stages, steps=steps))
+    removed = next(c for c in result.changes if c.kind == "removed")
+    changed = next(c for c in result.changes if c.kind == "changed")
+    assert removed.to_json() == {
+        "kind": "removed",
+        "collection": removed.collection,
+        "id": removed.id,
+        "iri": removed.iri,
+        "level": "major",
+        "label": removed.label,
+        "violation": True,
+    }
+    assert changed.to_json()["fields"] == list(changed.fields) == ["verb"]
+    assert changed.to_json()["violation"] is False
+    assert "newId" not in changed.to_json()
+    renamed = diff.Change("renamed", "stages", "toy-gpu", "major", "GPU", new_id="toy-graphics")
+    assert renamed.to_json()["newId"] == "toy-graphics"
+    assert "fields" not in renamed.to_json()
+
+
+def test_the_json_of_a_diff_carries_versions_bump_changes_and_problems() -> None:
+    stages = [s for s in _data("stages") if s["id"] != "toy-gpu"]
+    steps = [s for s in _data("steps") if s["to"] != "toy-gpu"]
+    result = diff.diff(OLD, _changed(stages=stages, steps=steps))  # a major change, same version
+    data = result.to_json()
+    assert (data["oldVersion"], data["newVersion"]) == (result.old_version, result.new_version)
+    assert (data["bump"], data["requiredVersion"]) == ("major", result.required_version)
+    assert data["changes"] == [c.to_json() for c in result.changes]
+    assert data["problems"] == [
+        {
+            "severity": p.severity,
+            "message": p.message,
+            "subject": p.subject,
+            "hint": p.hint,
+            "code": p.code,
+        }
+        for p in result.problems
+    ]
+    assert data["problems"]
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_the_summary_counts_the_changes_and_names_the_bump() -> None:
+    same = diff.diff(OLD, OLD)
+    assert same.summary() == f"no changes between {OLD.version} and {OLD.version}"
+    steps = _data("steps")
+    steps[2] = {**steps[2], "verb": "hands its code to"}
+    one = diff.diff(OLD, _changed(steps=steps, version="9.0.0"))
+    assert one.summary() == (
+        f"1 change from {OLD.version} to 9.0.0: a {one.bump} bump, at least {one.required_version}"
+    )
+
+
+# --- changelog lines and labels ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        (diff.Change("added", "stages", "x", "minor"), "- Stage `x`."),
+        (
+            diff.Change("renamed", "stages", "x", "major", new_id="y"),
+            "- Stage `x` renamed to `y` without a deprecation.",
+        ),
+        (
+            diff.Change("changed", "stages", "x", "minor", fields=("label", "order")),
+            "- Stage `x`: label, order changed.",
+        ),
+        (
+            diff.Change("changed", "stages", "x", "patch", fields=("label",)),
+            "- Stage `x`: label refreshed.",
+        ),
+        (diff.Change("deprecated", "stages", "x", "minor"), "- Stage `x`."),
+        (
+            diff.Change("deprecated", "stages", "x", "minor", new_id="y"),
+            "- Stage `x`, replaced by `y`.",
+        ),
+        (
+            diff.Change("removed", "stages", "x", "major", violation=True),
+            "- Stage `x` (removed without a deprecation).",
+        ),
+        (diff.Change("removed", "stages", "x", "major"), "- Stage `x`."),
+    ],
+)
+def test_a_change_without_a_label_is_a_line_without_one(change: diff.Change, line: str) -> None:
+    assert change.line() == line
+
+
+def test_labels_come_from_the_new_document_then_the_old_one_then_the_id() -> None:
+    labels = diff._Labels(
+        {"stages": {"a": {"label": "Old A"}, "o": {"label": "Old O"}}, "technologies": {}},
+        {"stages": {"a": {"label": "New A"}, "b": {}}, "technologies": {"u": {"label": "U"}}},
+    )
+    assert [labels.stage(s) for s in "aboc"] == ["New A", "b", "Old O", "c"]
+    old_tech = diff._Labels({"stages": {}, "technologies": {"t": {"label": "Old T"}}}, labels.new)
+    assert [old_tech.technology(t) for t in "tuv"] == ["Old T", "U", "v"]
+    step = {"from": "a", "to": "o", "verb": "runs"}
+    assert labels.of("steps", step) == "New A \u2014 runs \u2192 Old O"
+    relation = {"from": "u", "relation": "is written in", "to": "t"}
+    assert old_tech.of("relations", relation) == "U is written in Old T"
+
+
+def test_labels_of_quotes_sources_and_other_records() -> None:
+    labels = diff._Labels({"stages": {}, "technologies": {}}, {"stages": {}, "technologies": {}})
+    assert labels.of("citations", {"selector": {"exact": "a  b\n c"}}) == "\u201ca b c\u201d"
+    assert labels.of("citations", {"selector": {"exact": "x" * 60}}) == f"\u201c{'x' * 60}\u201d"
+    assert labels.of("citations", {"selector": {"exact": "x" * 61}}) == (
+        f"\u201c{'x' * 60}...\u201d"
+    )
+    assert (labels.of("sources", {"title": "T"}), labels.of("sources", {})) == ("T", "")
+    assert (labels.of("stages", {"label": "L"}), labels.of("stages", {})) == ("L", "")
