@@ -72,7 +72,7 @@ def export_problems(
     file: str,
     lines: Mapping[str, int] | Callable[[], Mapping[str, int]] | None = None,
     document: AtlasDocument | None = None,
-    consistency: Callable[[AtlasDocument], list[Problem]] = record_problems,
+    consistency: Callable[[AtlasDocument], list[Problem]] | None = None,
 ) -> list[Problem]:
     """What makes export data inconsistent, each problem at its place in the file.
 
@@ -93,7 +93,7 @@ def export_problems(
     records = _export_records(data)
     placed = _reference_problems(data, records)
     if not placed and document is not None:  # the rest of consistency, at each record's id
-        placed = _consistency_problems(data, records, consistency(document))
+        placed = _consistency_problems(data, records, (consistency or record_problems)(document))
     if not placed:
         return []
     table = lines() if callable(lines) else lines  # there are problems: the lines are wanted

@@ -110,9 +110,12 @@ def read(
     if problems:
         raise DatasetError(problems, source=name)
     document = _validated(data, name)
-    extra = {} if consistency is None else {"consistency": consistency}
     problems = export_problems(
-        data, file=name, lines=lambda: _json.json_lines(text), document=document, **extra
+        data,
+        file=name,
+        lines=lambda: _json.json_lines(text),
+        document=document,
+        consistency=consistency,
     )
     if problems:
         raise DatasetError(problems, source=name)
