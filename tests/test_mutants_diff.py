@@ -390,3 +390,88 @@ def test_labels_of_quotes_sources_and_other_records() -> None:
     )
     assert (labels.of("sources", {"title": "T"}), labels.of("sources", {})) == ("T", "")
     assert (labels.of("stages", {"label": "L"}), labels.of("stages", {})) == ("L", "")
+
+
+# --- the survivors of the first full run (tests/MUTATION.md) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [("patch", "1.4.3"), ("minor", "1.5.0"), ("major", "2.0.0"), ("none", "1.4.2")],
+)
+def test_each_bump_level_gives_the_smallest_version_that_makes_it(
+    level: diff.Level, expected: str
+) -> None:
+    assert diff.bumped("1.4.2", level) == expected
+
+
+def test_the_summary_of_two_changes_says_changes() -> None:
+    steps = _data("steps")
+    steps[0] = {**steps[0], "verb": "is read by"}
+    steps[2] = {**steps[2], "verb": "hands its code to"}
+    two = diff.diff(OLD, _changed(steps=steps, version="9.0.0"))
+    assert two.summary().startswith(f"2 changes from {OLD.version} to 9.0.0: ")
+
+
+def test_a_changed_scheme_and_a_changed_value_are_changes_of_their_own_kind() -> None:
+    schemes = _data("schemes")
+    schemes[0]["label"] = "execution mode"
+    schemes[1]["values"][1]["label"] = "NVIDIA GPU"
+    result = diff.diff(OLD, _changed(schemes=schemes))
+    assert [(c.kind, c.collection, c.id, c.fields, c.label) for c in result.changes] == [
+        ("changed", "schemes", "toy-mode", ("label",), "execution mode"),
+        ("changed", "concepts", "toy-device/gpu", ("label",), "NVIDIA GPU"),
+    ]
+    # a scheme's record is compared without its values: a value's change is not the scheme's
+    assert "values" not in result.changes[0].fields
+
+
+def test_a_removed_value_is_removed_from_its_scheme() -> None:
+    schemes = _data("schemes")
+    schemes[0]["values"].pop()
+    result = diff.diff(OLD, _changed(schemes=schemes))
+    assert [(c.kind, c.collection, c.id, c.label) for c in result.changes] == [
+        ("removed", "concepts", "toy-mode/compiled", "compiled")
+    ]
+
+
+def test_a_deprecated_record_removed_is_never_a_rename_of_its_twin() -> None:
+    old, steps = _with_deprecated_step()
+    gone = steps[1]
+    # a new step that is the deprecated one but for its id: removed (allowed) and added, no rename
+    twin = {**gone, "id": "toy-a-twin-of-the-deprecated-step"}
+    new_steps = [s for s in steps if s["id"] != gone["id"]] + [twin]
+    result = diff.diff(old, _changed(old, steps=new_steps))
+    assert _kinds(result, "steps") == [
+        ("removed", gone["id"], None),
+        ("added", twin["id"], None),
+    ]
+    assert [c.violation for c in result.changes] == [False, False]
+    assert result.exit_code == 0
+
+
+def test_a_newly_deprecated_record_and_an_added_one_carry_their_labels() -> None:
+    steps = _data("steps")
+    steps[1]["deprecated"] = True
+    steps[1]["replacedBy"] = steps[2]["id"]
+    schemes = _data("schemes")
+    schemes[0]["values"].append(
+        {
+            "type": "Concept",
+            "id": "toy-mode/traced",
+            "label": "traced",
+            "altLabels": [],
+            "claims": [],
+            "order": 3,
+        }
+    )
+    result = diff.diff(OLD, _changed(steps=steps, schemes=schemes))
+    labels = {(c.kind, c.id): c.label for c in result.changes}
+    stages = {s["id"]: s["label"] for s in _data("stages")}
+    step = steps[1]
+    assert labels == {
+        ("added", "toy-mode/traced"): "traced",
+        ("deprecated", step["id"]): (
+            f"{stages[step['from']]} \u2014 {step['verb']} \u2192 {stages[step['to']]}"
+        ),
+    }

@@ -18,6 +18,7 @@ __all__ = [
     "ArgumentValueError",
     "AtlasError",
     "BranchNotApplicableError",
+    "CouldNotRunError",
     "CycleError",
     "DatasetError",
     "MissingValueError",
@@ -84,6 +85,14 @@ class Problem:
 
 class AtlasError(Exception):
     """Base class of every error the package raises on purpose."""
+
+
+class CouldNotRunError(AtlasError):
+    """The work could not be done here: a missing tool or extra, a busy port, a service out of
+    reach, an input that cannot be read.
+
+    The command exits with status 3 (not 1: nothing was found wrong with the data).
+    """
 
 
 def _close(value: str, choices: list[str], count: int) -> list[str]:

@@ -57,9 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"atlas {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as error:
-        from atlas.errors import AtlasError  # noqa: PLC0415 - imported only when needed
+        from atlas.errors import AtlasError, CouldNotRunError  # noqa: PLC0415 - when needed
 
         if not isinstance(error, AtlasError | OSError | UnicodeError):
             raise
         print(f"atlas {args.command}: error: {one_line(str(error))}", file=sys.stderr)
-        return 1
+        return 3 if isinstance(error, CouldNotRunError) else 1
