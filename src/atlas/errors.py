@@ -88,9 +88,9 @@ class AtlasError(Exception):
 
 
 class CouldNotRunError(AtlasError):
-    """The work could not be done here: a missing tool or extra, a busy port, a service out of
-    reach, an input that cannot be read.
+    """The work could not be done here (the environment, not the data is at fault).
 
+    A missing tool or extra, a busy port, a service out of reach, an input that cannot be read.
     The command exits with status 3 (not 1: nothing was found wrong with the data).
     """
 
