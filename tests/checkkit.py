@@ -98,7 +98,9 @@ def changed_export(base: Any, **records: Any) -> Any:
     """The export ``base`` with collections (or top-level fields) replaced by new JSON data.
 
     The keys made from claims (``DERIVED``) are dropped from the changed records: the models make
-    them again from the claims.
+    them again from the claims. The atlases' journeys, made from the steps, are dropped when
+    the steps, stages or schemes change and the atlases are not given (as in a format-2.0
+    export, which has none).
     """
     from atlas.data import export  # noqa: PLC0415
     from atlas.models import AtlasDocument  # noqa: PLC0415
@@ -109,4 +111,6 @@ def changed_export(base: Any, **records: Any) -> Any:
         if isinstance(items, list) and key != "citations":
             kept = [{k: v for k, v in item.items() if k not in DERIVED} for item in items]
         data[key] = kept
+    if records.keys() & {"steps", "stages", "schemes"} and "atlases" not in records:
+        data["atlases"] = [{k: v for k, v in a.items() if k != "journeys"} for a in data["atlases"]]
     return AtlasDocument.model_validate(data)

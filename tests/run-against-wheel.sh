@@ -7,13 +7,22 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 venv=${ATLAS_TEST_VENV:-$root/.venv-test}
 python=${PYTHON:-python3}
 
-# System tools some tests drive: Debian's Chromium (browser tests) and Graphviz (the site's
-# layout). Installed when missing and possible (root with apt-get); otherwise those tests skip.
-if { ! command -v chromium >/dev/null || ! command -v dot >/dev/null; } \
-   && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+# System tools some tests drive: Debian's Chromium (browser tests), Graphviz (the site's layout,
+# DOT output), jq (the dataset README's example) and Node.js with npm (Mermaid's own parser,
+# installed by the tests into ~/.cache/atlas-tests). Installed when missing and possible (root
+# with apt-get); otherwise those tests skip.
+if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq --no-install-recommends chromium graphviz fonts-dejavu-core >/dev/null
+  if ! command -v chromium >/dev/null || ! command -v dot >/dev/null || ! command -v jq >/dev/null
+  then
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends chromium graphviz fonts-dejavu-core jq >/dev/null
+  fi
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    # Debian's npm conflicts with some other builds of Node.js: then the Mermaid tests skip.
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm; } \
+      >/dev/null 2>&1 || echo "could not install Node.js and npm: the Mermaid tests will skip"
+  fi
 fi
 
 "$python" -m venv --clear "$venv"

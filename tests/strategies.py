@@ -43,6 +43,8 @@ def _texts(max_size: int = 24) -> st.SearchStrategy[str]:
 
 _WORDS = st.from_regex(r"[a-z]{1,6}", fullmatch=True)
 _DATES = st.dates(dt.date(2020, 1, 1), TODAY)
+# the dataset's publisher is an agent's IRI (dcterms:publisher)
+_PUBLISHERS = _WORDS.map(lambda word: f"https://example.org/agent/{word}")
 
 
 def _order_key(item: dict[str, Any]) -> tuple[bool, int, str]:
@@ -294,7 +296,7 @@ def atlas_documents(  # noqa: C901, PLR0915 - one generator for a whole document
         },
         **collections,
     }
-    data.update(_clean({"publisher": draw(_optional(_texts()))}))
+    data.update(_clean({"publisher": draw(_optional(_PUBLISHERS))}))
     return AtlasDocument.model_validate(data)
 
 
@@ -366,7 +368,7 @@ def to_turtle(document: AtlasDocument) -> list[TurtleFile]:  # noqa: C901 - a bl
         _Block(f"<{BASE_IRI}>", "dcat:Dataset")
         .add("dcterms:title", _text(document.title))
         .add("dcterms:description", _text(document.description))
-        .add("dcterms:publisher", _opt(_text, document.publisher))
+        .add("dcterms:publisher", _opt(lambda iri: f"<{iri}>", document.publisher))
         .add("dcat:version", _text(document.version))
         .add("dcterms:license", f"<{LICENSE_URL}>")
         .add("dcterms:issued", _date(document.issued))

@@ -178,6 +178,7 @@ PUBLIC = [
     "graph",
     "load",
     "path",
+    "render",
     "source",
     "sparql",
     "stage",
@@ -185,6 +186,7 @@ PUBLIC = [
     "step",
     "steps",
     "technology",
+    "values",
     "witness",
 ]
 

@@ -74,6 +74,22 @@ PARAMETERS: dict[str, Parameter] = {
         lambda v: atlas.path("compile", "gpu", atlas=v),
         ("atlas",),
         lookup=True,
+        right=_set("None"),  # the atlas the words name
+    ),
+    "path(graph_breaks=)": Parameter(
+        lambda v: atlas.path("compile", "gpu", graph_breaks=v), ("graph_breaks",), takes_text=False
+    ),
+    "path(branches=)": Parameter(
+        lambda v: atlas.path("compile", "gpu", branches=v),
+        ("branches", "branch"),
+        takes_text=False,
+        may_return=_set("list"),  # a list of branch names: 'pytorch' is no branch, refused
+    ),
+    "values": Parameter(atlas.values, ("atlas",), lookup=True, right=_set("None")),
+    "render(path)": Parameter(atlas.render, ("path",), takes_text=False),
+    "render(format)": Parameter(lambda v: atlas.render(atlas.path("eager", "cpu"), v), ("format",)),
+    "render(brief=)": Parameter(
+        lambda v: atlas.render(atlas.path("eager", "cpu"), brief=v), ("brief",), takes_text=False
     ),
     "sparql(query)": Parameter(atlas.sparql, ("query", "SPARQL")),
     "sparql(bindings)": Parameter(

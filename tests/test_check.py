@@ -109,13 +109,12 @@ def test_the_json_report_holds_every_problem(capsys: pytest.CaptureFixture[str])
         (["--sources", "no/such/folder"], "--sources 'no/such/folder' is not a folder"),
         (["--dataset", "no/such/folder"], "--dataset 'no/such/folder' is not a folder"),
         (["--export", "no/such/atlas.json"], "--export 'no/such/atlas.json' is not a file"),
-        (["--max-age", "-1"], "--max-age -1 is negative"),
     ],
 )
-def test_a_check_that_cannot_run_exits_2(
+def test_a_check_that_cannot_run_exits_3(
     argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["check", *argv]) == 2
+    assert main(["check", *argv]) == 3
     out, err = capsys.readouterr()
     assert needle in err
     assert "Traceback" not in out + err
@@ -124,7 +123,7 @@ def test_a_check_that_cannot_run_exits_2(
 
 def test_an_empty_dataset_folder_cannot_be_checked(tmp_path: Path) -> None:
     report = verify.check(dataset=tmp_path)
-    assert report.exit_code == 2
+    assert report.exit_code == 3
     assert report.errors[0].note == "no Turtle files to check"
 
 
@@ -133,6 +132,14 @@ def test_a_bad_date_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
         main(["check", "--today", "2026-02-30"])
     assert stopped.value.code == 2
     assert "not a date (YYYY-MM-DD): '2026-02-30'" in capsys.readouterr().err
+
+
+def test_a_negative_max_age_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["check", "--max-age", "-1"])
+    assert stopped.value.code == 2
+    assert "not a whole number of 0 or more: '-1'" in capsys.readouterr().err
+    assert verify.check(max_age_days=-1).exit_code == 3  # the API says so too
 
 
 def test_check_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -201,7 +208,7 @@ def test_an_unexpected_failure_is_reported_not_raised(monkeypatch: pytest.Monkey
     report = _check()
     shape_check = next(c for c in report.checks if c.name == "shapes")
     assert (shape_check.status, shape_check.note) == ("error", "RuntimeError: boom")
-    assert report.exit_code == 2
+    assert report.exit_code == 3
 
 
 def test_loading_parsing_and_offline_checking_never_touch_the_network() -> None:

@@ -79,8 +79,9 @@ def test_listings_for_people_and_tools(capsys: pytest.CaptureFixture[str], argv:
     ("argv", "needle"),
     [
         (["path", "eager", "tpu"], "unknown device 'tpu'; valid: CPU, NVIDIA GPU"),
-        (["path", "gpu", "eager"], "check the order of the values"),
-        (["stage", "dynamo"], "unknown stage id 'dynamo'"),
+        (["path", "eager", "compile", "gpu"], "'eager' and 'compile' give two values of the mode"),
+        (["stage", "dynamoo"], "unknown stage id 'dynamoo'"),
+        (["step", "nope"], "unknown step id 'nope'"),
         (["path", "x", "y", "--atlas", "nope"], "unknown atlas id 'nope'"),
     ],
 )
@@ -180,19 +181,19 @@ def test_a_port_out_of_range_is_a_usage_error(
 
 
 @pytest.mark.parametrize(
-    ("argv", "needle"),
+    ("argv", "status", "needle"),
     [
-        (["diff", "\udcffold.json", "new.json"], "\\xffold.json"),
-        (["diff", "\x1b[31mold.json", "new.json"], "\\x1b[31mold.json"),
-        (["stage", "x" * 5000], "xxx...xxx"),
-        (["sparql", "ASK {}", "--bind", "a b=1"], "invalid name 'a b' in binding 'a b=1'"),
+        (["diff", "\udcffold.json", "new.json"], 3, "\\xffold.json"),  # 3: cannot be read
+        (["diff", "\x1b[31mold.json", "new.json"], 3, "\\x1b[31mold.json"),
+        (["stage", "x" * 5000], 1, "xxx...xxx"),
+        (["sparql", "ASK {}", "--bind", "a b=1"], 1, "invalid name 'a b' in binding 'a b=1'"),
     ],
 )
 def test_error_lines_are_short_and_escape_bytes_and_control_characters(
-    capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+    capsys: pytest.CaptureFixture[str], argv: list[str], status: int, needle: str
 ) -> None:
     code, out, err = run(capsys, *argv)
-    assert (code, out) == (1, "")
+    assert (code, out) == (status, "")
     assert len(err.splitlines()) == 1
     assert needle in err
     assert "\x1b" not in err
@@ -218,10 +219,10 @@ def test_a_query_file_is_read_only_when_it_is_a_regular_file(
     fifo = tmp_path / "fifo.rq"
     os.mkfifo(fifo)  # once waited on forever
     code, _, err = run(capsys, "sparql", str(fifo))
-    assert code == 1
+    assert code == 3  # an input that cannot be read: could not run
     assert "is not a regular file" in err
     code, _, err = run(capsys, "sparql", str(tmp_path / "missing.rq"))
-    assert code == 1
+    assert code == 3
     assert "cannot read the query file" in err
     assert "No such file or directory" in err
 

@@ -21,7 +21,9 @@ EXPORT = Path(str(_resources.export_file()))
 TABLE = Path(str(_resources.path_table_file()))
 
 
-def answer(values: list[str], atlas: str = "pytorch", table: bytes | None = None) -> str | None:
+def answer(
+    values: list[str], atlas: str | None = "pytorch", table: bytes | None = None
+) -> str | None:
     return _pathtable.lookup(
         values, atlas, EXPORT.read_bytes(), TABLE.read_bytes() if table is None else table
     )
@@ -54,14 +56,18 @@ def test_the_table_answers_as_the_api_for_every_combination_and_spelling() -> No
     ("values", "atlas"),
     [
         (["compile", "tpu"], "pytorch"),  # an unknown value
-        (["gpu", "compile"], "pytorch"),  # values in the wrong order
         (["compile"], "pytorch"),  # too few
-        (["compile", "gpu", "cpu"], "pytorch"),  # too many
+        (["compile", "gpu", "cpu"], "pytorch"),  # too many: a device given twice
+        (["eager", "compile", "gpu"], "pytorch"),  # a mode given twice
+        (["cpu", "gpu"], "pytorch"),  # values of another atlas
+        (["eager on CPU quickly"], None),  # an unknown word in a phrase
         (["compile", "gpu"], "no-such-atlas"),
         ([], "technologies"),  # an atlas without dimensions
     ],
 )
-def test_the_table_declines_what_only_the_models_can_explain(values: list[str], atlas: str) -> None:
+def test_the_table_declines_what_only_the_models_can_explain(
+    values: list[str], atlas: str | None
+) -> None:
     assert answer(values, atlas) is None
 
 

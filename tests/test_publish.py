@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import http.server
+import json
 import shutil
 import signal
 import socket
@@ -29,11 +30,14 @@ import pytest
 
 import atlas
 from atlas.publish import graphstore as publish
+from atlas.publish._witnessgraphs import witness_graphs
 from atlas.query import store
 
 OXIGRAPH = shutil.which("oxigraph") or str(Path(sys.executable).with_name("oxigraph"))
 COMBINATIONS = [(m, d) for m in ("eager", "compile") for d in ("cpu", "gpu")]
 OTHER = "https://example.org/other"
+#: The witness records' graphs, published beside the atlas: their IRIs and sizes.
+WITNESS = {name: len(triples) for name, triples in witness_graphs().items()}
 
 
 def _free_port() -> int:
@@ -124,6 +128,19 @@ def test_publish_puts_every_triple_in_the_graph(
 
 
 @pytest.mark.slow
+def test_publish_puts_each_witness_record_in_its_own_named_graph(
+    server: Oxigraph, published: publish.Published
+) -> None:
+    assert WITNESS, "no witness record is shipped: the test shows nothing"
+    assert dict(published.witness) == WITNESS
+    for name, triples in WITNESS.items():
+        assert server.count(name) == triples
+    assert f" and {len(WITNESS)} witness graphs ({sum(WITNESS.values())} triples) in " in str(
+        published
+    )
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "device"), COMBINATIONS)
 def test_the_path_query_on_the_server_gives_atlas_path(
     server: Oxigraph, published: publish.Published, mode: str, device: str
@@ -142,7 +159,8 @@ def test_publishing_again_replaces_the_graph_and_leaves_no_temporary_graph(
     again = publish.publish(server.url, OTHER)
     again = publish.publish(server.url, OTHER)
     assert server.count(OTHER) == again.triples == published.triples
-    assert server.graphs() == {publish.DEFAULT_GRAPH, OTHER}
+    assert server.graphs() == {publish.DEFAULT_GRAPH, OTHER, *WITNESS}
+    assert all(server.count(name) == triples for name, triples in WITNESS.items())
 
 
 @pytest.mark.slow
@@ -163,7 +181,7 @@ def test_a_partial_upload_leaves_the_previous_graph(
     ):
         publish.publish(server.url)
     assert server.count(publish.DEFAULT_GRAPH) == published.triples
-    assert server.graphs() <= {publish.DEFAULT_GRAPH, OTHER}
+    assert server.graphs() <= {publish.DEFAULT_GRAPH, OTHER, *WITNESS}
 
 
 @pytest.mark.slow
@@ -207,13 +225,37 @@ def test_the_command_publishes_and_fails_in_one_line(
 
     graph = "https://example.org/from-the-cli"
     assert cli.main(["publish", "--store", server.url, "--graph", graph]) == 0
-    assert f"triples to <{graph}>" in capsys.readouterr().out
+    assert f"triples to <{graph}> and {len(WITNESS)} witness graphs" in capsys.readouterr().out
     assert server.count(graph) == len(store.store())
-    assert cli.main(["publish", "--store", f"http://127.0.0.1:{_free_port()}"]) == 1
+    # a store that cannot be reached: it could not run here (3), nothing is wrong with the data
+    assert cli.main(["publish", "--store", f"http://127.0.0.1:{_free_port()}"]) == 3
     out, err = capsys.readouterr()
     assert out == ""
     assert len(err.strip().splitlines()) == 1
     assert "atlas publish: error: cannot reach the store" in err
+    assert "the previous graph is intact" in err
+
+
+@pytest.mark.slow
+def test_the_command_can_leave_the_witness_graphs_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from atlas import cli  # noqa: PLC0415
+
+    if not Path(OXIGRAPH).exists():
+        pytest.skip("the oxigraph server is not installed")
+    own = Oxigraph(tmp_path).start()
+    try:
+        assert cli.main(["publish", "--store", own.url, "--no-witness", "--json"]) == 0
+        done = json.loads(capsys.readouterr().out)
+        assert (done["graph"], done["witness"]) == (publish.DEFAULT_GRAPH, [])
+        assert own.graphs("") == {publish.DEFAULT_GRAPH}
+        assert cli.main(["publish", "--store", own.url, "--json"]) == 0
+        done = json.loads(capsys.readouterr().out)
+        assert {w["graph"]: w["triples"] for w in done["witness"]} == WITNESS
+        assert own.graphs("") == {publish.DEFAULT_GRAPH, *WITNESS}
+    finally:
+        own.stop()
 
 
 # --- Killed runs: a real server, reached through a gate that holds one request ---------------
@@ -341,12 +383,12 @@ def test_runs_killed_at_any_moment_leave_orphans_that_the_next_run_removes(
             process.kill()
             assert process.wait(10) == -signal.SIGKILL
         assert own_server.count(graph) == full  # the old graph or the new one, always whole
-    orphans = own_server.graphs("") - {graph}
+    orphans = own_server.graphs("") - {graph, *WITNESS}
     assert orphans, "no kill left a temporary graph: the test shows nothing"
     assert publish.publish(own_server.url, graph).removed == ()  # young orphans are kept
     again = publish.publish(own_server.url, graph, stale_after=0)
     assert set(again.removed) == orphans
-    assert own_server.graphs("") == {graph}
+    assert own_server.graphs("") == {graph, *WITNESS}
     assert own_server.count(graph) == full == len(store.store())
 
 
@@ -361,7 +403,7 @@ def test_sigterm_mid_run_removes_the_temporary_graph_before_the_process_ends(
         process = _run_until(gate, graph)
         process.terminate()
         assert process.wait(30) == -signal.SIGTERM  # the signal still ends the process
-        assert own_server.graphs("") == {graph}  # no orphan, without another run
+        assert own_server.graphs("") == {graph, *WITNESS}  # no orphan, without another run
     assert own_server.count(graph) == full
 
 
@@ -452,8 +494,10 @@ class FakeStore:
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeStore:
-    """A store whose target graph holds one old triple; the atlas to publish has three."""
+    """A store whose target graph holds one old triple; the atlas to publish has three (and
+    no witness record: ``witnessed`` has two)."""
     monkeypatch.setattr(publish, "_payload", lambda: (NEW, 3))
+    monkeypatch.setattr(publish, "_witness_payloads", dict)
     fake = FakeStore()
     fake.put(TARGET, OLD)
     return fake
@@ -677,3 +721,84 @@ def test_a_run_that_could_not_move_in_time_gives_up_and_removes_its_graph(
 def test_an_invalid_age_for_stale_graphs_is_refused(stale_after: float) -> None:
     with pytest.raises(publish.PublishError, match="stale_after is a number of seconds >= 0"):
         publish.publish("http://127.0.0.1:1", stale_after=stale_after)
+
+
+# --- the witness graphs, behind the mock transport -------------------------------------------
+
+WITNESSED = {
+    "https://example.org/witness/a": (
+        b'<https://example.org/a> <https://example.org/p> "1" .\n',
+        1,
+    ),
+    "https://example.org/witness/b": (NEW, 3),
+}
+
+
+@pytest.fixture
+def witnessed(fake: FakeStore, monkeypatch: pytest.MonkeyPatch) -> FakeStore:
+    """The fake store, with two witness graphs to publish beside the atlas."""
+    monkeypatch.setattr(publish, "_witness_payloads", lambda: dict(WITNESSED))
+    return fake
+
+
+def test_each_witness_graph_replaces_its_own_graph_after_the_atlas(witnessed: FakeStore) -> None:
+    witnessed.put("https://example.org/witness/a", OLD + NEW)  # a record published before
+    done = _publish(witnessed)
+    assert done.witness == (
+        ("https://example.org/witness/a", 1),
+        ("https://example.org/witness/b", 3),
+    )
+    assert witnessed.graphs() == {TARGET, *WITNESSED}
+    assert [witnessed.count(g) for g in (TARGET, *WITNESSED)] == [3, 1, 3]
+    # one run per graph, the atlas first: list, put, count, move, count
+    assert witnessed.seen == ["list", "put", "count", "move", "count"] * 3
+
+
+def test_a_witness_graph_that_fails_says_the_atlas_is_published(witnessed: FakeStore) -> None:
+    moves = iter([None, httpx.Response(400, text="no")])
+
+    def second_move_refused(request: httpx.Request) -> httpx.Response:
+        answer = next(moves)
+        if answer is None:  # the atlas's MOVE goes through; the next one is refused
+            witnessed.hooks["move"] = second_move_refused
+            return witnessed.answer(request)
+        return answer
+
+    witnessed.hooks["move"] = second_move_refused
+    message = _raises(witnessed)
+    assert message.startswith(
+        f"<{TARGET}> is published (3 triples), but the witness graph "
+        "<https://example.org/witness/a> is not: the store refused the update (MOVE): HTTP 400"
+    )
+    assert witnessed.count(TARGET) == 3
+    assert witnessed.graphs() == {TARGET}  # the failed one's temporary graph is removed
+
+
+def test_the_witness_graphs_can_be_left_out(witnessed: FakeStore) -> None:
+    with witnessed.client() as client:
+        done = publish.publish("http://store.test", TARGET, client=client, witness=False)
+    assert done.witness == ()
+    assert witnessed.graphs() == {TARGET}
+
+
+def test_a_target_named_as_a_witness_graph_is_refused_before_any_request(
+    witnessed: FakeStore,
+) -> None:
+    with (
+        witnessed.client() as client,
+        pytest.raises(
+            publish.PublishError, match="is the name of a witness graph: publish to another graph"
+        ),
+    ):
+        publish.publish("http://store.test", "https://example.org/witness/b", client=client)
+    assert witnessed.seen == []
+
+
+def test_a_store_that_cannot_be_reached_could_not_run(fake: FakeStore) -> None:
+    from atlas.errors import CouldNotRunError  # noqa: PLC0415
+
+    fake.down = True
+    with pytest.raises(CouldNotRunError, match="cannot reach the store") as caught:
+        _publish(fake)
+    assert "the previous graph is intact" in str(caught.value)
+    assert isinstance(caught.value, publish.PublishError)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from atlas.checks import build, consistency
+from atlas.checks._journeys import journey_order
 from atlas.data import _consistency as rules
 from atlas.data import export
 from atlas.errors import DatasetError
@@ -73,6 +74,11 @@ def _citation_of_an_unlisted_source(citations: list[dict[str, Any]]) -> None:
 def _cycle(steps: list[dict[str, Any]]) -> None:
     back = copy.deepcopy(steps[1])  # interpreter -> cpu, when interpreted
     steps.append({**back, "id": "toy-cpu-back", "from": "toy-cpu", "to": "toy-interpreter"})
+
+
+def _journey_out_of_order(atlases: list[dict[str, Any]]) -> None:
+    journey = atlases[0]["journeys"][-1]  # compiled on a GPU: three steps
+    journey["steps"] = list(reversed(journey["steps"]))
 
 
 #: Each rule, the collection changed, the change, and (code, start of the message) it reports.
@@ -139,6 +145,13 @@ CASES: dict[str, tuple[rules.Rule, str, Callable[[list[dict[str, Any]]], None], 
         _cycle,
         "cycle",
         "the steps toy-cpu-back, toy-interpreter-runs-on-cpu form a cycle",
+    ),
+    "journey_order": (
+        journey_order,
+        "atlases",
+        _journey_out_of_order,
+        "journey-order",
+        "journeys: the journey of toy-mode/compiled + toy-device/gpu is ['toy-compiler-",
     ),
 }
 

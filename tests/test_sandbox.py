@@ -125,7 +125,7 @@ def _worker(query: str, *, sandbox: bool) -> str:
             parent, child = multiprocessing.Pipe()
             threading.Thread(target=_pool._worker_main, args=(child, ()), daemon=True).start()
             print(parent.recv())
-            parent.send(({query!r}, "*/*", 10, 1 << 20))
+            parent.send(({query!r}, "*/*", 10, 1 << 20, None))
             print(parent.recv())
             """
         )

@@ -92,6 +92,13 @@ def test_negotiate_picks_by_quality_and_form() -> None:
     assert negotiate("text/*", "CONSTRUCT") == "turtle"
     assert negotiate("", "ASK") == "json"
     assert negotiate("text/csv", "ASK") is None
+    assert negotiate("application/rdf+xml", "CONSTRUCT") == "rdfxml"
+    assert negotiate("application/ld+json", "DESCRIBE") == "jsonld"
+    assert negotiate("application/rdf+xml", "SELECT") is None
+    # rdflib's SPARQLStore asks for results XML first, then RDF/XML
+    accept = "application/sparql-results+xml, application/rdf+xml"
+    assert negotiate(accept, "CONSTRUCT") == "rdfxml"
+    assert negotiate(accept, "SELECT") == "xml"
 
 
 # --- refusals and limits -------------------------------------------------------------------
@@ -268,15 +275,19 @@ def test_safe_defaults_and_bad_settings(tmp_path: Path, capsys: pytest.CaptureFi
         with pytest.raises(ServeError, match=f"{name} must be a whole number above 0"):
             Settings(**{name: 0})  # type: ignore[arg-type]
     for argv, message in [
-        (["serve", "--timeout", "nan"], "not a number of seconds above 0"),
+        (["serve", "--timeout", "nan"], "not a number of seconds above 0: 'nan'"),
+        (["serve", "--timeout", "-1"], "argument --timeout: not a number of seconds above 0: '-1'"),
         (["serve", "--port", "99999"], "not a port (0 to 65535)"),
+        (["serve", "--port", "80000"], "argument --port: not a port (0 to 65535): '80000'"),
         (["serve", "--read-timeout", "inf"], "not a number of seconds above 0"),
+        (["serve", "--workers", "0"], "argument --workers: not a whole number above 0: '0'"),
+        (["serve", "--max-rows", "ten"], "argument --max-rows: not a whole number above 0: 'ten'"),
     ]:
         with pytest.raises(SystemExit, match="2"):
             cli.main(argv)
-        assert message in capsys.readouterr().err
-    assert cli.main(["serve", "--workers", "0"]) == 1
-    assert "workers must be a whole number above 0" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert message in err
+        assert "<" not in err.splitlines()[-1]  # no object of the program's in the message
     for port in (-1, 65536, 99999, True, "80"):
         with pytest.raises(ServeError, match="port must be a whole number from 0 to 65535"):
             serve(port=port)  # type: ignore[arg-type]

@@ -347,7 +347,7 @@ def test_the_online_command_exits_non_zero_when_a_source_is_unreachable(
     del server.routes[SPEC_URL]
     policy = server.policy()
     monkeypatch.setattr(sources, "FetchPolicy", lambda **_: policy)  # the page server, not the web
-    assert main(["check", str(dataset), "--online", "--today", "2026-12-02"]) == 2
+    assert main(["check", str(dataset), "--online", "--today", "2026-12-02"]) == 3
     captured = capsys.readouterr()
     quotes = len(_quoting(dataset, SPEC))
     assert (

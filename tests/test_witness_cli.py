@@ -68,13 +68,13 @@ def test_help_lists_every_option(
         assert option in out
 
 
-def test_without_torch_it_says_how_to_install_and_exits_2(
+def test_without_torch_it_says_how_to_install_and_exits_3(
     parser: argparse.ArgumentParser,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setattr(witness_run, "torch_installed", lambda: False)
-    assert run(parser, "--mode", "eager", "--device", "cpu") == witness_cli.EXIT_NO_TORCH
+    assert run(parser, "--mode", "eager", "--device", "cpu") == witness_cli.EXIT_NO_TORCH == 3
     err = capsys.readouterr().err
     assert "pip install 'execution-atlas[witness]'" in err
     assert "whl/cpu" in err

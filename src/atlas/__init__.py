@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         Step,
         Technology,
     )
+    from atlas.query._render import render
     from atlas.query.paths import (
         atlases,
         citation,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
         step,
         steps,
         technology,
+        values,
     )
     from atlas.query.store import sparql
 
@@ -90,6 +92,7 @@ __all__ = [
     "graph",
     "load",
     "path",
+    "render",
     "source",
     "sparql",
     "stage",
@@ -97,6 +100,7 @@ __all__ = [
     "step",
     "steps",
     "technology",
+    "values",
     "witness",
 ]
 
@@ -147,10 +151,12 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imp
             "step",
             "steps",
             "technology",
+            "values",
         )
     },
     "check": ("atlas.checks.verify", "check"),
     "graph": ("atlas.data._rdflib", "dataset_graph"),
+    "render": ("atlas.query._render", "render"),
     "sparql": ("atlas.query.store", "sparql"),
     "witness": ("atlas._witness", "witness"),
     "WitnessRecord": ("atlas._witness", "WitnessRecord"),

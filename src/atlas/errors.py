@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "AmbiguousIdError",
     "ArgumentTypeError",
     "ArgumentValueError",
     "AtlasError",
@@ -24,6 +25,7 @@ __all__ = [
     "MissingValueError",
     "NetworkRefusedError",
     "Problem",
+    "SelectionError",
     "UnknownIdError",
     "UnknownValueError",
 ]
@@ -209,6 +211,21 @@ class MissingValueError(UnknownValueError):
         return error
 
 
+class SelectionError(UnknownValueError):
+    """Words that name no one path: unknown words, two values of a dimension, several readings.
+
+    ``choices`` lists the readings (or atlases) that the words fit, or the valid values.
+
+    >>> str(SelectionError("eager compile", "'eager' and 'compile' give two values of the mode"))
+    "'eager compile': 'eager' and 'compile' give two values of the mode"
+    """
+
+    def __init__(self, words: str, problem: str, choices: list[str] | None = None) -> None:
+        self.value = words
+        self.choices = tuple(choices or ())
+        ValueError.__init__(self, f"{shown(words)}: {problem}")
+
+
 class UnknownIdError(AtlasError, LookupError):
     """An identifier (of a stage, step, atlas...) that the dataset does not hold."""
 
@@ -226,6 +243,23 @@ class UnknownIdError(AtlasError, LookupError):
     def __str__(self) -> str:
         # LookupError would otherwise repr() the message (KeyError does; be explicit).
         return str(self.args[0])
+
+
+class AmbiguousIdError(UnknownIdError):
+    """A label or alias that names more than one record; ``choices`` holds their ids.
+
+    >>> str(AmbiguousIdError("stage", "GPU", ["amd-gpu", "gpu"]))
+    "stage 'GPU' is ambiguous: it names amd-gpu, gpu; give one of these ids"
+    """
+
+    def __init__(self, what: str, value: str, choices: list[str]) -> None:
+        self.value = value
+        self.choices = tuple(choices)
+        LookupError.__init__(
+            self,
+            f"{what} {shown(value)} is ambiguous: it names {', '.join(choices)}; give one "
+            "of these ids",
+        )
 
 
 class NetworkRefusedError(AtlasError, ValueError):

@@ -78,6 +78,7 @@ def witness(
     Raises:
         TorchNotInstalledError: PyTorch is not installed (the message says how to install it).
         WitnessError: an unknown mode or device (a ``ValueError`` too).
+        CudaUnavailableError: ``device="cuda"`` where PyTorch sees no CUDA GPU.
         WitnessRunError: the run failed; its messages went to standard error.
     """
     from atlas._witness.observe import build_record  # noqa: PLC0415

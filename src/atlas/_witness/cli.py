@@ -1,8 +1,10 @@
 """The ``atlas witness`` sub-command: run the tiny model, print what it showed, compare.
 
 Register it in the main parser with ``add_parser(subparsers)``; it sets ``handler=main``.
-Exit status: 0 done, 1 a documented step contradicted by the run (``--compare``) or a failed
-run, 2 PyTorch not installed.
+Exit status, as every ``atlas`` command's: 0 done, 1 a documented step contradicted by the run
+(``--compare``) or a failed run, 3 could not run here (PyTorch not installed, ``--device cuda``
+without a CUDA GPU, an input that cannot be read). ``-`` as ``--record`` or ``--from-raw`` is
+standard input; as ``--output``, standard output (the summary then goes to standard error).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 __all__ = [
     "EXIT_CONTRADICTED",
+    "EXIT_COULD_NOT_RUN",
     "EXIT_NO_TORCH",
     "EXIT_OK",
     "add_parser",
@@ -24,7 +27,10 @@ __all__ = [
 
 EXIT_OK = 0
 EXIT_CONTRADICTED = 1
-EXIT_NO_TORCH = 2
+EXIT_USAGE = 2
+EXIT_COULD_NOT_RUN = 3
+EXIT_NO_TORCH = EXIT_COULD_NOT_RUN  # PyTorch not installed: the witness could not run here
+_STDIO = Path("-")  # as a file: standard input (or output)
 
 _DESCRIPTION = (
     "Run a tiny model (Linear/GELU/LayerNorm and a deliberate graph break) with the installed "
@@ -32,7 +38,8 @@ _DESCRIPTION = (
     "kernels in eager mode; Dynamo's graphs and graph breaks, Inductor's generated C++/OpenMP or "
     "Triton code, and on a GPU the Triton, PTX and SASS artifacts under torch.compile. "
     "Exit status: 0 done; 1 a documented step contradicted by the run (--compare) or a failed "
-    "run; 2 PyTorch is not installed."
+    "run; 3 could not run here (PyTorch is not installed, --device cuda without a CUDA GPU, an "
+    "input that cannot be read)."
 )
 
 
@@ -55,7 +62,8 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "-o",
         type=Path,
         metavar="FILE",
-        help="write the record to FILE: JSON, or TriG when FILE ends in .trig",
+        help="write the record to FILE: JSON, or TriG when FILE ends in .trig"
+        " ('-': JSON on standard output, and the summary on standard error)",
     )
     parser.add_argument(
         "--compare",
@@ -66,13 +74,13 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--record",
         type=Path,
         metavar="FILE",
-        help="read a recorded witness (JSON) instead of running PyTorch",
+        help="read a recorded witness (JSON; '-': standard input) instead of running PyTorch",
     )
     parser.add_argument(
         "--from-raw",
         type=Path,
         metavar="FILE",
-        help="analyse a raw run saved with --raw instead of running PyTorch",
+        help="analyse a raw run saved with --raw ('-': standard input) instead of running PyTorch",
     )
     parser.add_argument(
         "--raw",
@@ -116,37 +124,78 @@ def summary(record: Any) -> str:
 
 
 def _fail(message: str, status: int) -> int:
-    sys.stderr.write(f"atlas witness: error: {message}\n")
+    one_line = " ".join(message.splitlines())  # pydantic's errors take several lines
+    sys.stderr.write(f"atlas witness: error: {one_line}\n")
     return status
+
+
+def _read(path: Path, option: str) -> str:
+    """The text of the input ``path`` of ``option`` (``-``: standard input).
+
+    Raises:
+        CouldNotRunError: it cannot be read (missing, a folder, no permission), named.
+        UnicodeDecodeError: it is not UTF-8 (a ``ValueError``).
+    """
+    from atlas.errors import CouldNotRunError  # noqa: PLC0415
+
+    try:
+        data = sys.stdin.buffer.read() if path == _STDIO else path.read_bytes()
+    except OSError as error:
+        where = "standard input" if path == _STDIO else repr(str(path))
+        reason = error.strerror or error
+        raise CouldNotRunError(f"cannot read {option} {where}: {reason}") from None
+    return data.decode("utf-8")
+
+
+def _usage_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with the combination of options, if anything."""
+    if args.raw == _STDIO:
+        return "--raw '-': the raw output is written to a file; '-' (standard output) is --output's"
+    if args.record == _STDIO and args.from_raw == _STDIO:
+        return "only one input can be read from standard input ('-')"
+    return None
+
+
+def _record(args: argparse.Namespace) -> Any:
+    """The record: read (``--record``), analysed from a raw run (``--from-raw``), or run now."""
+    from atlas.models import _witness as records  # noqa: PLC0415 - pydantic only when used
+
+    if args.record is not None:
+        return records.WitnessRecord.model_validate_json(_read(args.record, "--record"))
+    if args.from_raw is not None:
+        from atlas._witness.observe import build_record  # noqa: PLC0415
+        from atlas.models._raw import RawRun  # noqa: PLC0415
+
+        return build_record(RawRun.model_validate_json(_read(args.from_raw, "--from-raw")))
+    from atlas._witness import witness  # noqa: PLC0415
+
+    return witness(args.mode, args.device, raw_output=args.raw)
 
 
 def main(args: argparse.Namespace) -> int:
     """Run the sub-command with parsed ``args``; return the exit status."""
     from atlas._witness import files  # noqa: PLC0415 - pydantic only when used
-    from atlas._witness.errors import TorchNotInstalledError, WitnessError  # noqa: PLC0415
+    from atlas._witness.errors import WitnessError  # noqa: PLC0415
+    from atlas.errors import CouldNotRunError  # noqa: PLC0415
     from atlas.models import _witness as records  # noqa: PLC0415
 
+    usage = _usage_error(args)
+    if usage is not None:
+        return _fail(usage, EXIT_USAGE)
     try:
-        if args.record is not None:
-            record = files.load_record(args.record)
-        elif args.from_raw is not None:
-            from atlas._witness.observe import build_record  # noqa: PLC0415
-            from atlas.models._raw import RawRun  # noqa: PLC0415
-
-            raw_text = args.from_raw.read_text(encoding="utf-8")
-            record = build_record(RawRun.model_validate_json(raw_text))
-        else:
-            from atlas._witness import witness  # noqa: PLC0415
-
-            record = witness(args.mode, args.device, raw_output=args.raw)
-    except TorchNotInstalledError as error:
-        return _fail(str(error), EXIT_NO_TORCH)
-    except (WitnessError, OSError, ValueError) as error:
+        record = _record(args)
+    except (CouldNotRunError, OSError) as error:  # OSError: writing --raw
+        return _fail(str(error), EXIT_COULD_NOT_RUN)
+    except (WitnessError, ValueError) as error:
         return _fail(str(error), 1)
-    if args.output is not None:
+    report = sys.stdout
+    if args.output == _STDIO:
+        sys.stdout.write(records.dump_json(record))
+        report = sys.stderr
+    elif args.output is not None:
         text = files.to_trig(record) if args.output.suffix == ".trig" else records.dump_json(record)
         files.write_atomic(args.output, text)
-    sys.stdout.write(summary(record))
+    report.write(summary(record))
     if not args.compare:
         return EXIT_OK
     from atlas._witness.compare import compare, format_comparisons  # noqa: PLC0415
@@ -155,5 +204,5 @@ def main(args: argparse.Namespace) -> int:
         comparisons = compare(record)
     except (LookupError, ValueError) as error:
         return _fail(f"cannot compare with the atlas: {error}", 1)
-    sys.stdout.write("\n" + format_comparisons(comparisons))
+    report.write("\n" + format_comparisons(comparisons))
     return EXIT_CONTRADICTED if any(c.contradicted for c in comparisons) else EXIT_OK

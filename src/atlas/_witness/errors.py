@@ -5,9 +5,15 @@ They subclass :class:`atlas.AtlasError` and the built-in exceptions that fit.
 
 from __future__ import annotations
 
-from atlas.errors import AtlasError
+from atlas.errors import AtlasError, CouldNotRunError
 
-__all__ = ["TorchNotInstalledError", "WitnessError", "WitnessRunError", "WitnessValueError"]
+__all__ = [
+    "CudaUnavailableError",
+    "TorchNotInstalledError",
+    "WitnessError",
+    "WitnessRunError",
+    "WitnessValueError",
+]
 
 INSTALL_HINT = (
     "install it with: pip install 'execution-atlas[witness]' "
@@ -19,11 +25,22 @@ class WitnessError(AtlasError):
     """Base class of the witness's errors."""
 
 
-class TorchNotInstalledError(WitnessError, ImportError):
-    """PyTorch, which the witness runs, is not installed."""
+class TorchNotInstalledError(WitnessError, CouldNotRunError, ImportError):
+    """PyTorch, which the witness runs, is not installed (it could not run here: exit status 3)."""
 
     def __init__(self) -> None:
         super().__init__(f"the witness runs PyTorch, which is not installed; {INSTALL_HINT}")
+
+
+class CudaUnavailableError(WitnessError, CouldNotRunError, RuntimeError):
+    """``--device cuda`` where the installed PyTorch sees no CUDA GPU (exit status 3)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "--device cuda: the installed PyTorch sees no CUDA GPU (torch.cuda.is_available() is"
+            " False: a CPU-only build, or no GPU or driver here); run with --device cpu, or"
+            " install a CUDA build of PyTorch"
+        )
 
 
 class WitnessRunError(WitnessError, RuntimeError):

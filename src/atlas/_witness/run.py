@@ -13,7 +13,12 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from atlas._witness.errors import TorchNotInstalledError, WitnessRunError, WitnessValueError
+from atlas._witness.errors import (
+    CudaUnavailableError,
+    TorchNotInstalledError,
+    WitnessRunError,
+    WitnessValueError,
+)
 from atlas.models._raw import RawRun
 
 __all__ = [
@@ -108,6 +113,8 @@ def run_collector(
         env = _fresh_caches(root)
         if collector_device == "auto":
             collector_device = "cuda" if _cuda_available(env) else "cpu"
+        elif collector_device == "cuda" and not _cuda_available(env):
+            raise CudaUnavailableError
         result = root / "raw.json"
         command = [
             *(sys.executable, "-m", "atlas._witness.collect"),

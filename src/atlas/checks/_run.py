@@ -2,7 +2,8 @@
 
 :func:`guarded` runs one check and turns its problems (sorted by :func:`problem_order`) or its
 failure into a :class:`~atlas.checks.report.CheckResult`; :class:`CouldNotRunError` is a check
-that cannot run (bad arguments or missing files), not a problem of the data.
+that cannot run (bad arguments or missing files), not a problem of the data: the report's exit
+status is then 3, that of :class:`atlas.errors.CouldNotRunError`, which it refines.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from atlas import errors
 from atlas.checks.report import CheckResult, Report
 
 if TYPE_CHECKING:
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["CouldNotRunError", "guarded", "problem_order"]
 
 
-class CouldNotRunError(Exception):
+class CouldNotRunError(errors.CouldNotRunError):
     """A check that cannot run: bad arguments or missing files, not a problem of the data."""
 
     def report(self) -> Report:

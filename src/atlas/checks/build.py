@@ -1,10 +1,11 @@
 """Build the export from Turtle, checked: the document ``atlas export`` writes, and its files.
 
-:func:`build` reads the Turtle files and refuses them on any consistency violation
-(:mod:`atlas.checks.consistency`); :func:`build_folder` does so for a dataset folder and adds its
-witness records; :func:`write_folder` writes the export and its table of printed paths
-(:mod:`atlas.query._pathtable`) beside the Turtle, atomically; :func:`read` reads an export
-with every consistency rule, the cycles of its paths included.
+:func:`build` reads the Turtle files, refuses them on any consistency violation
+(:mod:`atlas.checks.consistency`) and adds each atlas's journeys
+(:func:`~atlas.checks._journeys.with_journeys`); :func:`build_folder` does so for a dataset
+folder and adds its witness records; :func:`write_folder` writes the export and its table of
+printed paths (:mod:`atlas.query._pathtable`) beside the Turtle, atomically; :func:`read` reads
+an export with every consistency rule, the cycles of its paths included.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from atlas.checks._journeys import with_journeys
 from atlas.checks.consistency import consistency_problems
 from atlas.data import _dataset, export
 from atlas.errors import DatasetError
@@ -20,7 +22,7 @@ from atlas.query import _pathtable
 if TYPE_CHECKING:
     from atlas.models import AtlasDocument
 
-__all__ = ["build", "build_folder", "read", "write_folder"]
+__all__ = ["build", "build_folder", "read", "with_journeys", "write_folder"]
 
 
 def build(files: Any = None) -> AtlasDocument:
@@ -35,6 +37,7 @@ def build(files: Any = None) -> AtlasDocument:
     problems = [p for p in consistency_problems(document) if p.severity == "violation"]
     if problems:
         raise DatasetError(problems, source="Turtle dataset")
+    document = with_journeys(document)
     # the shipped dataset carries its witness records
     return export.with_witnesses(document) if files is None else document
 
@@ -64,10 +67,12 @@ def write_folder(document: AtlasDocument, folder: Path) -> tuple[Path, Path]:
     return target, table
 
 
-def read(path: Path, *, any_context: bool = False) -> AtlasDocument:
+def read(path: Path, *, any_context: bool = False, content: bytes | None = None) -> AtlasDocument:
     """Read and validate an export file (:func:`atlas.data.export.read`), its cycles included.
 
     Raises:
         DatasetError: naming the file, and the line (and JSON pointer) where it can.
     """
-    return export.read(path, any_context=any_context, consistency=consistency_problems)
+    return export.read(
+        path, any_context=any_context, consistency=consistency_problems, content=content
+    )

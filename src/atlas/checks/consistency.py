@@ -3,8 +3,9 @@
 Each rule is a function of an :class:`~atlas.models.AtlasDocument` that returns the
 :class:`~atlas.errors.Problem` list it finds. ``RULES`` holds them in the order they run; the
 record rules come from :mod:`atlas.data._consistency` (reading an export checks those too), and
-the last one, :func:`path_cycles`, walks the paths of the query layer, so it runs only when the
-rules before it found no violation. :func:`consistency_problems` runs the list.
+the last two, :func:`path_cycles` and :func:`~atlas.checks._journeys.journey_order` (an export's
+journeys are those its steps make), walk the paths of the query layer, so they run only when the
+rules before them found no violation. :func:`consistency_problems` runs the list.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from atlas.checks._journeys import journey_order
 from atlas.data._consistency import RECORD_RULES, Rule, iri
 from atlas.errors import CycleError, Problem
 
@@ -58,10 +60,10 @@ def path_cycles(document: AtlasDocument) -> list[Problem]:
 
 #: Every consistency rule, in the order it runs (and its problems are reported): the record rules
 #: of the data layer, then those that need the path index.
-RULES: tuple[Rule, ...] = (*RECORD_RULES, path_cycles)
+RULES: tuple[Rule, ...] = (*RECORD_RULES, path_cycles, journey_order)
 
 #: The rules that run only when those before them found no violation (a walk needs sound data).
-ONLY_WHEN_CONSISTENT: frozenset[Rule] = frozenset({path_cycles})
+ONLY_WHEN_CONSISTENT: frozenset[Rule] = frozenset({path_cycles, journey_order})
 
 
 def consistency_problems(document: AtlasDocument) -> list[Problem]:

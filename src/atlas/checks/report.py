@@ -81,9 +81,9 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 when clean (or warnings only), 1 with a violation, 2 when a check could not run."""
+        """0 when clean (or warnings only), 1 with a violation, 3 when a check could not run."""
         if self.errors:
-            return 2
+            return 3
         return 1 if self.violations else 0
 
     def summary(self) -> str:

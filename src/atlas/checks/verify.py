@@ -307,15 +307,17 @@ def _witnessed(
 def _fresh_export(document: AtlasDocument, unread: DatasetError | None) -> Callable[[], str]:
     """What 'atlas export' would write now: the document already read and checked.
 
-    It carries its witness records (:func:`_witnessed`); ``unread`` says why they could not be
+    It carries its witness records (:func:`_witnessed`) and its journeys
+    (:func:`atlas.checks._journeys.with_journeys`); ``unread`` says why the records could not be
     read, and is raised when the export is compared.
     """
 
     def fresh() -> str:
+        from atlas.checks._journeys import with_journeys  # noqa: PLC0415
         from atlas.data import export  # noqa: PLC0415
 
         if unread is not None:
             raise unread
-        return export.dumps(document)
+        return export.dumps(with_journeys(document))
 
     return fresh

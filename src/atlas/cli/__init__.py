@@ -1,9 +1,11 @@
 """The ``atlas`` command: thin sub-commands over the API. Each parses, calls and prints.
 
-Library errors become one line on stderr and exit status 1, never a traceback; wrong usage is
-argparse's message and exit status 2. Arguments that are not UTF-8 reach Python as lone
-surrogates: they may name files (any bytes may), but as text (a value, an id, a query) they are
-refused with a message that says so. What is printed escapes such characters instead of failing.
+One table of exit statuses (``atlas --help`` shows it): 0 ok; 1 problems found (library errors
+become one line on stderr, never a traceback); 2 wrong usage (argparse's message); 3 could not
+run here (:class:`~atlas.errors.CouldNotRunError`, an ``OSError``, a missing optional extra).
+Arguments that are not UTF-8 reach Python as lone surrogates: they may name files (any bytes
+may), but as text (a value, an id, a query) they are refused with a message that says so. What
+is printed escapes such characters, and those the terminal's encoding lacks, instead of failing.
 
 ``main`` is the entry point; the parser is built in ``_parse`` from one module per group of
 sub-commands (``_paths``, ``_serve``, ``_data``, ``_site``), on ``_args`` (the parser class,
@@ -15,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from atlas.cli._output import one_line
+from atlas.cli._output import one_line, tolerate_encoding
 from atlas.cli._parse import parser as _parser
 
 TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
@@ -25,13 +27,15 @@ if TYPE_CHECKING:
     from atlas.cli._args import Handler
 
 __all__ = ["main"]
+_PROBLEMS, _COULD_NOT_RUN, _INTERRUPTED = 1, 3, 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``atlas`` command; returns the exit status.
 
-    Run as the program (``argv`` left out), ``atlas sparql`` takes the network from its own
-    process before the query runs; called from Python with ``argv``, it leaves its host alone.
+    Run as the program (``argv`` left out), standard output and error escape the characters
+    their encoding lacks, and ``atlas sparql`` takes the network from its own process before the
+    query runs; called from Python with ``argv``, it leaves its host alone.
 
     Raises:
         SystemExit: for ``--help``, ``--version`` and wrong usage (status 2), as argparse does.
@@ -43,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from atlas.errors import ArgumentTypeError  # noqa: PLC0415
 
         raise ArgumentTypeError("argv", argv, "a sequence of str (the arguments, no program)")
+    if argv is None:
+        tolerate_encoding()
     args = _parser().parse_args(argv)
     args.program = argv is None
     try:
@@ -55,11 +61,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         print(f"atlas {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return _INTERRUPTED
+    except ModuleNotFoundError as error:  # an optional extra: its install command
+        from atlas.cli._args import missing_extra  # noqa: PLC0415
+
+        print(f"atlas {args.command}: error: {missing_extra(error.name or '?')}", file=sys.stderr)
+        return _COULD_NOT_RUN
     except Exception as error:
         from atlas.errors import AtlasError, CouldNotRunError  # noqa: PLC0415 - when needed
 
         if not isinstance(error, AtlasError | OSError | UnicodeError):
             raise
         print(f"atlas {args.command}: error: {one_line(str(error))}", file=sys.stderr)
-        return 3 if isinstance(error, CouldNotRunError) else 1
+        could_not_run = isinstance(error, CouldNotRunError | OSError)
+        return _COULD_NOT_RUN if could_not_run else _PROBLEMS

@@ -1,8 +1,9 @@
 """The sub-commands over the dataset: ``export``, ``check``, ``sources fetch`` and ``diff``.
 
 Each writes its report on standard output (``--json`` for tools) and its errors, one line each,
-on standard error; its exit status is the report's. The models are imported only when a command
-runs.
+on standard error; its exit status is the report's: 0 ok, 1 problems found, 3 could not run (a
+check that could not run, an input that cannot be read). ``atlas diff`` reads either export from
+standard input when it is named ``-``. The models are imported only when a command runs.
 """
 
 from __future__ import annotations
@@ -10,7 +11,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from atlas.cli._args import add_command, date, file, folder, seconds
+from atlas.cli._args import (
+    STDIO,
+    add_command,
+    date,
+    file,
+    folder,
+    non_negative,
+    read_input,
+    seconds,
+)
 from atlas.cli._output import one_line, print_json, printable
 
 TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
@@ -47,9 +57,23 @@ def add_parsers(sub: Any) -> None:
     _sources_options(sub)
     cmd = add_command(sub, "diff", _cmd_diff, "compare two exports and print a changelog fragment")
     cmd.add_argument(
-        "old", metavar="OLD.json", type=file, help="the export of the previous release"
+        "old", metavar="OLD.json", type=file, help="the export of the previous release ('-': stdin)"
     )
-    cmd.add_argument("new", metavar="NEW.json", type=file, help="the export of the new release")
+    cmd.add_argument(
+        "new", metavar="NEW.json", type=file, help="the export of the new release ('-': stdin)"
+    )
+
+
+def _export_file(text: str) -> str:
+    """The export ``atlas check --export`` reads: a file, which standard input is not."""
+    import argparse  # noqa: PLC0415
+
+    if text == STDIO:
+        raise argparse.ArgumentTypeError(
+            "'-' (standard input) cannot be checked: the export is checked as a file, beside"
+            " the Turtle it was made from; write it to a file and name that"
+        )
+    return file(text)
 
 
 def _check_options(cmd: argparse.ArgumentParser) -> None:
@@ -76,7 +100,7 @@ def _check_options(cmd: argparse.ArgumentParser) -> None:
     )
     cmd.add_argument(
         "--max-age",
-        type=int,
+        type=non_negative,
         default=365,
         metavar="DAYS",
         help="warn about checks older than this (default 365)",
@@ -87,7 +111,12 @@ def _check_options(cmd: argparse.ArgumentParser) -> None:
         type=folder,
         help="check this folder's Turtle files (and its atlas.json) instead of the shipped ones",
     )
-    cmd.add_argument("--export", metavar="FILE", type=file, help="check this JSON export")
+    cmd.add_argument(
+        "--export",
+        metavar="FILE",
+        type=_export_file,
+        help="check this JSON export (a file: it is compared with the Turtle beside it)",
+    )
     cmd.add_argument(
         "--today",
         type=date,
@@ -209,7 +238,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_diff(args: argparse.Namespace) -> int:
     from atlas.publish import diff  # noqa: PLC0415
 
-    result = diff.diff_files(Path(args.old), Path(args.new))
+    if args.old == args.new == STDIO:
+        print(
+            "atlas diff: error: only one export can be read from standard input ('-'):"
+            " name the other's file",
+            file=sys.stderr,
+        )
+        return 2
+    result = diff.diff(_read_export(args.old), _read_export(args.new))
     if args.json:
         print_json(result.to_json())
     else:
@@ -218,6 +254,21 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     for problem in result.problems:
         print(f"atlas diff: {one_line(str(problem))}", file=sys.stderr)
     return result.exit_code
+
+
+def _read_export(name: str) -> Any:
+    """The export named on the command line (``-``: standard input), as ``atlas diff`` reads it.
+
+    Raises:
+        CouldNotRunError: it cannot be read (exit status 3).
+        DatasetError: it is not a valid export, naming the file (or ``<stdin>``).
+    """
+    from atlas.checks import build  # noqa: PLC0415
+    from atlas.data._json import MAX_EXPORT_BYTES  # noqa: PLC0415
+
+    content = read_input(name, "the export", MAX_EXPORT_BYTES)
+    # any @context: a comparison may span releases (as atlas.publish.diff.diff_files reads)
+    return build.read(Path("<stdin>" if name == STDIO else name), any_context=True, content=content)
 
 
 def _cmd_sources_fetch(args: argparse.Namespace) -> int:

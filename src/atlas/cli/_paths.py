@@ -1,14 +1,18 @@
-"""The sub-commands that read the atlas: ``path``, ``stages``, ``steps`` and ``stage``.
+"""The commands that read the atlas: ``path``, ``atlases``, ``values``, ``stage(s)``, ``step(s)``.
 
-``atlas path MODE DEVICE`` with the default branches is answered from the shipped path table
-(``atlas.query._pathtable``, standard library only) without loading the models; the others, and
-``--json``, load them. Nothing heavy is imported here before a command runs.
+``atlas path`` takes its selection as values in order, a phrase, ``dimension=value`` words or an
+option per dimension (``_selection`` adds those, from the data, only when ``atlas path`` runs).
+``atlas path MODE DEVICE`` (or any selection in words) with the default branches is answered
+from the shipped path table (``atlas.query._pathtable``, standard library only) without loading
+the models; the others, and the other formats and ``--brief`` (``_formats``), load them.
+Nothing heavy is imported here before a command runs.
 """
 
 from __future__ import annotations
 
 import sys
 
+from atlas.cli import _formats, _selection
 from atlas.cli._args import add_command
 from atlas.cli._output import dump, print_json
 
@@ -21,17 +25,26 @@ __all__ = ["add_parsers"]
 
 
 def add_parsers(sub: Any) -> None:
-    """Add ``path``, ``stages``, ``steps`` and ``stage`` to the sub-commands ``sub``."""
+    """Add ``path``, ``atlases``, ``values``, ``stages``, ``steps``, ``stage`` and ``step``."""
     cmd = add_command(
-        sub, "path", _cmd_path, "print the journey of one mode and device, step by step"
+        sub,
+        "path",
+        _cmd_path,
+        "print the journey of one selection (a mode and device, a device and offload...), step "
+        "by step",
     )
     cmd.add_argument(
         "values",
-        nargs="+",
-        metavar="VALUE",
-        help="one value per dimension, in order (PyTorch: MODE DEVICE, e.g. compile gpu)",
+        nargs="*",
+        metavar="WORD",
+        help="the selection: one value per dimension in order (PyTorch: MODE DEVICE, e.g. "
+        "compile gpu; llama.cpp: DEVICE OFFLOAD), a phrase ('eager on CPU'), or DIMENSION=VALUE",
     )
-    cmd.add_argument("--atlas", default="pytorch", help="the atlas (default: pytorch)")
+    cmd.add_argument(
+        "--atlas",
+        default=None,
+        help="the atlas, by id or label (default: the one the words name or whose values they are)",
+    )
     cmd.add_argument(
         "--graph-breaks",
         action="store_true",
@@ -45,6 +58,14 @@ def add_parsers(sub: Any) -> None:
         metavar="NAME",
         help="add a branch the default path leaves out (repeatable)",
     )
+    _formats.add_arguments(cmd)
+    _selection.add_later(cmd)
+
+    add_command(sub, "atlases", _cmd_atlases, "list the atlases and their dimensions")
+    cmd = add_command(
+        sub, "values", _cmd_values, "list each dimension's values, with their aliases"
+    )
+    cmd.add_argument("atlas", nargs="?", default=None, help="only this atlas (id or label)")
 
     for name, handler, text in (
         ("stages", _cmd_stages, "list the stages"),
@@ -54,33 +75,69 @@ def add_parsers(sub: Any) -> None:
         cmd.add_argument("--atlas", default=None, help="only this atlas")
 
     cmd = add_command(sub, "stage", _cmd_stage, "describe one stage, with its sources")
-    cmd.add_argument("id", help="the stage's id, e.g. torchdynamo")
+    cmd.add_argument(
+        "id", help="the stage's id, label or alias, case-insensitively: torchdynamo, Dynamo"
+    )
+    cmd = add_command(sub, "step", _cmd_step, "describe one step, with its sources")
+    cmd.add_argument("id", help="the step's id, e.g. pytorch-cpython-intercepted-by-dynamo")
 
 
 def _cmd_path(args: argparse.Namespace) -> int:
     from atlas.query import _pathtable  # noqa: PLC0415 - standard library only
 
     branches = tuple(args.branch) + (("graph breaks",) if args.graph_breaks else ())
-    if not args.json and not branches:  # the table holds the default paths
-        from atlas.data import _resources  # noqa: PLC0415
-
-        try:
-            export = _resources.export_file().read_bytes()
-            table = _resources.path_table_file().read_bytes()
-        except OSError:
-            text = None  # no table: the models answer
-        else:
-            text = _pathtable.lookup(args.values, args.atlas, export, table)
-        if text is not None:
+    named: dict[str, Any] = _selection.named(args)  # Any: path() takes them as **kwargs
+    form = _formats.chosen(args)
+    if form == "text" and not args.brief and not branches:  # the table holds the default paths
+        files = _selection.shipped()  # none: the models answer
+        text = files and _pathtable.lookup(args.values, args.atlas, *files, named)
+        if text:
             sys.stdout.write(text)
             return 0
     from atlas.query import paths as query  # noqa: PLC0415
 
-    result = query.path(*args.values, atlas=args.atlas, branches=branches)
+    result = query.path(*args.values, atlas=args.atlas, branches=branches, **named)
+    _formats.print_path(result, form, brief=args.brief)
+    return 0
+
+
+def _cmd_atlases(args: argparse.Namespace) -> int:
+    from atlas.query import paths as query  # noqa: PLC0415
+
+    found = query.atlases()
     if args.json:
-        print_json(dump(result))
-    else:
-        sys.stdout.write(_pathtable.render(result))
+        print_json(dump(found))
+        return 0
+    schemes = query.index().schemes
+    rows = [
+        (a.id, a.label, ", ".join(schemes[d].label for d in a.dimensions) or "(no paths)")
+        for a in found
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    for atlas_id, label, dimensions in rows:
+        print(f"{atlas_id:<{widths[0]}}  {label:<{widths[1]}}  {dimensions}")
+    return 0
+
+
+def _cmd_values(args: argparse.Namespace) -> int:
+    from atlas.query import paths as query  # noqa: PLC0415
+
+    found = query.values(args.atlas)
+    if args.json:
+        print_json({atlas: dump(schemes) for atlas, schemes in found.items()})
+        return 0
+    for number, (atlas_id, schemes) in enumerate(found.items()):
+        atlas = query.get(atlas_id)
+        order = " ".join(s.label.upper().replace(" ", "_") for s in schemes) or "(no paths)"
+        if number:
+            print()
+        print(f"{atlas.label} ({atlas.id}): {order}")
+        for scheme in schemes:
+            print(f"  {scheme.label}")
+            width = max(len(v.label) for v in scheme.values)
+            for value in scheme.values:
+                also = f"  also: {', '.join(value.alt_labels)}" if value.alt_labels else ""
+                print(f"    {value.label:<{width}}{also}".rstrip())
     return 0
 
 
@@ -133,6 +190,37 @@ def _cmd_stage(args: argparse.Namespace) -> int:
     print()
     print(stage.description)
     for item in index.evidence(stage.citations):
+        print()
+        print(f"Source: {item}")
+    return 0
+
+
+def _cmd_step(args: argparse.Namespace) -> int:
+    from atlas.query import paths as query  # noqa: PLC0415
+
+    index = query.index()
+    step = query.step(args.id)
+    if args.json:
+        print_json(dump(step))
+        return 0
+    when = [index.concept(v).label for v in step.when]
+    when += [f"any {index.schemes[d].label}" for d in step.when_any]
+    print(step.id)
+    print(
+        f"{index.stage(step.from_stage).label} \u2014 {step.verb} \u2192 "
+        f"{index.stage(step.to_stage).label}"
+    )
+    print(f"atlas: {step.atlas}")
+    print(f"applies under: {', '.join(when) or 'any values'}")
+    if step.branch:
+        print(f"only with the branch: {index.concept(step.branch).label}")
+    if step.ends_python:
+        print("Python ends here: the model's operations stop running as Python calls")
+    if step.deprecated:
+        print(f"retired{f'; replaced by {step.replaced_by}' if step.replaced_by else ''}")
+    print()
+    print(step.what_happens)
+    for item in index.evidence(step.citations):
         print()
         print(f"Source: {item}")
     return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from atlas.cli._args import add_command, folder, port, seconds
+from atlas.cli._args import add_command, folder, port, read_input, seconds
 from atlas.cli._output import print_json
 
 TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
@@ -44,7 +44,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def _sparql_options(cmd: argparse.ArgumentParser) -> None:
-    cmd.add_argument("query", nargs="?", help="the query text, or a .rq file")
+    cmd.add_argument("query", nargs="?", help="the query text, a .rq file, or - (standard input)")
     cmd.add_argument("--list", action="store_true", help="list the named queries")
     cmd.add_argument("--name", metavar="NAME", help="run the named query NAME (see --list)")
     cmd.add_argument(
@@ -78,24 +78,19 @@ def _sandboxed(program: bool, call: Callable[..., _R], *args: Any) -> _R:  # noq
 
 
 def _query_text(argument: str) -> str:
-    """The query given as an argument: its text, or that of the file it names (``.rq``)."""
-    from atlas.data._files import read_bytes  # noqa: PLC0415
+    """The query given as an argument: its text, or that of the file it names (``.rq``, ``-``)."""
     from atlas.errors import shown  # noqa: PLC0415
     from atlas.query import store  # noqa: PLC0415
 
     path = Path(argument)
-    if path.suffix != ".rq":
+    if path.suffix != ".rq" and argument != "-":
         try:
             named = len(argument) < _MAX_PATH and "\n" not in argument and path.is_file()
         except (OSError, ValueError):  # no name a file could have (too long, a NUL): a query
             named = False
         if not named:
             return argument
-    try:
-        data = read_bytes(path, _MAX_QUERY_BYTES)
-    except (OSError, ValueError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise store.SparqlError(f"cannot read the query file {shown(argument)}: {reason}") from None
+    data = read_input(argument, "the query file", _MAX_QUERY_BYTES)  # or CouldNotRunError: 3
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -108,6 +103,9 @@ def _query_text(argument: str) -> str:
 def _cmd_sparql(args: argparse.Namespace) -> int:
     from atlas.query import store  # noqa: PLC0415
 
+    if args.list and args.json:
+        print_json([named.to_json() for named in store.named_queries().values()])
+        return 0
     if args.list:
         for named in store.named_queries().values():
             print(f"{named.name}: {named.summary}")
@@ -157,23 +155,43 @@ def _serve_options(cmd: argparse.ArgumentParser) -> None:
     )
 
 
+def _above_zero(text: str) -> int:
+    """A count from the command line: a whole number above 0."""
+    import argparse  # noqa: PLC0415
+
+    from atlas.cli._output import quoted  # noqa: PLC0415
+
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number above 0: {quoted(text)}")
+    return number
+
+
 def _query_limits(cmd: argparse.ArgumentParser) -> None:
     """The options that bound one query: its time, rows, size, answer and memory."""
     cmd.add_argument("--timeout", type=seconds, default=5.0, help="seconds per query (default 5)")
-    cmd.add_argument("--max-rows", type=int, default=10_000, help="rows per answer (default 10000)")
     cmd.add_argument(
-        "--max-request-bytes", type=int, default=65_536, help="largest query (default 65536)"
+        "--max-rows", type=_above_zero, default=10_000, help="rows per answer (default 10000)"
     )
-    cmd.add_argument("--workers", type=int, default=3, help="query processes (default 3)")
+    cmd.add_argument(
+        "--max-request-bytes",
+        type=_above_zero,
+        default=65_536,
+        help="largest query (default 65536)",
+    )
+    cmd.add_argument("--workers", type=_above_zero, default=3, help="query processes (default 3)")
     cmd.add_argument(
         "--max-answer-bytes",
-        type=int,
+        type=_above_zero,
         default=16 * 1024 * 1024,
         help="largest answer; a larger one is refused with 413 (default 16 MiB)",
     )
     cmd.add_argument(
         "--worker-memory-mib",
-        type=int,
+        type=_above_zero,
         default=1024,
         metavar="MIB",
         help="memory a query process may take beyond the graph (default 1024)",
@@ -184,13 +202,13 @@ def _client_limits(cmd: argparse.ArgumentParser) -> None:
     """The options that bound one client: its queries, connections and slowness."""
     cmd.add_argument(
         "--per-client",
-        type=int,
+        type=_above_zero,
         default=1,
         help="queries of one client run at a time; its others wait (default 1)",
     )
     cmd.add_argument(
         "--client-queue",
-        type=int,
+        type=_above_zero,
         default=8,
         help="queries of one client that may wait; past that, 429 (default 8)",
     )
@@ -202,13 +220,13 @@ def _client_limits(cmd: argparse.ArgumentParser) -> None:
     )
     cmd.add_argument(
         "--max-connections",
-        type=int,
+        type=_above_zero,
         default=256,
         help="open connections at most; past that, 503 at once (default 256)",
     )
     cmd.add_argument(
         "--max-connections-per-client",
-        type=int,
+        type=_above_zero,
         default=64,
         help="open connections from one address at most (default 64; behind a proxy, set it"
         " to --max-connections)",
@@ -245,8 +263,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print(
             f"atlas serve: warning: {args.host} is reachable from other machines", file=sys.stderr
         )
-    print(f"atlas serve: SPARQL endpoint at http://{args.host}:{args.port}/sparql", file=sys.stderr)
-    serve.serve(settings, host=args.host, port=args.port)
+
+    def ready(url: str) -> None:  # said once it listens and its workers answer, never before
+        print(f"atlas serve: SPARQL endpoint at {url} (Ctrl-C stops it)", file=sys.stderr)
+        sys.stderr.flush()
+
+    serve.serve(settings, host=args.host, port=args.port, ready=ready)
     return 0
 
 
@@ -275,6 +297,11 @@ def _publish_options(cmd: argparse.ArgumentParser) -> None:
         help="remove temporary graphs that killed runs left for this graph once older than"
         " this (default 3600; 0 removes all: only when no other publish can be running)",
     )
+    cmd.add_argument(
+        "--no-witness",
+        action="store_true",
+        help="publish the atlas only, not the witness records (each a named graph of its own)",
+    )
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
@@ -292,6 +319,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
         endpoints=endpoints,
         timeout=args.timeout,
         stale_after=args.stale_after,
+        witness=not args.no_witness,
     )
     if args.json:
         print_json(
@@ -300,6 +328,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
                 "triples": done.triples,
                 "seconds": done.seconds,
                 "removed": list(done.removed),
+                "witness": [{"graph": g, "triples": n} for g, n in done.witness],
             }
         )
     else:

@@ -1,7 +1,8 @@
 """The ``site`` sub-command: ``site build`` writes the explainer site, ``site serve`` shows it.
 
-The site is built from the shipped export, or from the one ``--export`` names, and swapped in
-whole; ``site serve`` serves a built one on 127.0.0.1 with Python's ``http.server``.
+The site is built from the shipped export, or from the one ``--export`` names (``-``: standard
+input), and swapped in whole; ``site serve`` serves a built one on 127.0.0.1 with Python's
+``http.server``. Without Jinja2 (the ``site`` extra) ``site build`` could not run: exit status 3.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from atlas.cli._args import add_command, file, folder, port
+from atlas.cli._args import STDIO, add_command, file, folder, port, read_input, require_extra
 from atlas.cli._output import printable
 
 TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
@@ -42,7 +43,7 @@ def add_parsers(sub: Any) -> None:
         "--export",
         metavar="FILE",
         type=file,
-        help="build from this JSON export (default: the shipped one)",
+        help="build from this JSON export ('-': standard input; default: the shipped one)",
     )
     site_cmd.set_defaults(handler=_cmd_site_build)
     text = "serve a built site on 127.0.0.1 with Python's http.server"
@@ -55,10 +56,16 @@ def add_parsers(sub: Any) -> None:
 
 
 def _cmd_site_build(args: argparse.Namespace) -> int:
+    require_extra("site")
     from atlas.checks import build  # noqa: PLC0415
+    from atlas.data._json import MAX_EXPORT_BYTES  # noqa: PLC0415
     from atlas.publish import site  # noqa: PLC0415
 
-    document = build.read(Path(args.export)) if args.export else None
+    document = None
+    if args.export:
+        content = read_input(args.export, "the export", MAX_EXPORT_BYTES)
+        name = "<stdin>" if args.export == STDIO else args.export
+        document = build.read(Path(name), content=content)
     report = site.build(Path(args.outdir), document)
     page, weight = report.heaviest
     print(
@@ -71,9 +78,14 @@ def _cmd_site_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_site_serve(args: argparse.Namespace) -> int:
+    from atlas.errors import CouldNotRunError  # noqa: PLC0415
     from atlas.publish import site  # noqa: PLC0415
 
-    with site.server(Path(args.dir), args.port) as httpd:
+    try:
+        served = site.server(Path(args.dir), args.port)
+    except site.SiteError as error:  # no site built there: nothing to serve (exit status 3)
+        raise CouldNotRunError(str(error)) from None
+    with served as httpd:
         where = f"http://127.0.0.1:{httpd.server_address[1]}/"
         print(printable(f"serving {args.dir} on {where} (Ctrl-C stops)"))
         sys.stdout.flush()

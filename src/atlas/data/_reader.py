@@ -205,6 +205,11 @@ class Reader:
                     self.problem(subject, f"{term.key}: {len(objects)} values, expected one")
                 data[term.key] = self.node(objects[0], CLASSES[term.nested])
                 continue
+            if kind == "nodes":  # several nested nodes, in the order of their fields' values
+                assert term.nested is not None  # noqa: S101 - the table defines it
+                nodes = [self.node(obj, CLASSES[term.nested]) for obj in objects]
+                data[term.key] = sorted(nodes, key=lambda n: sorted(map(str, n.items())))
+                continue
             values = [self.value(subject, term, obj) for obj in objects]
             if kind in ("refs", "strs"):
                 data[term.key] = sorted(v for v in values if v is not None)

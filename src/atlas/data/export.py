@@ -68,8 +68,9 @@ def read(
     *,
     any_context: bool = False,
     consistency: Callable[[AtlasDocument], list[Problem]] | None = None,
+    content: bytes | None = None,
 ) -> AtlasDocument:
-    """Read and validate an export file.
+    """Read and validate an export file (or ``content``, its bytes read already, named ``path``).
 
     The file is read strictly (UTF-8, JSON without NaN, bounded numbers and nesting: see
     :func:`atlas.data._json.load_json`), then checked against the models and for consistency as
@@ -90,7 +91,7 @@ def read(
 
     name = str(path)
     try:
-        raw = read_bytes(Path(path), _json.MAX_EXPORT_BYTES)
+        raw = read_bytes(Path(path), _json.MAX_EXPORT_BYTES) if content is None else content
     except UnsafeFileError as error:
         problem = Problem("violation", f"refused: {error}", file=name, code="unsafe")
         raise DatasetError([problem], source=name) from None

@@ -80,7 +80,9 @@ def _typed_records(
     collections: dict[str, list[dict[str, Any]]] = {key: [] for key in COLLECTIONS}
     dataset: dict[str, Any] | None = None
     nested_types = {
-        c.rdf_type for c in CLASSES.values() if c.name in ("Concept", "TextQuoteSelector", "Claim")
+        c.rdf_type
+        for c in CLASSES.values()
+        if c.name in ("Concept", "TextQuoteSelector", "Claim", "Distribution", "ContactPoint")
     }
     by_type = {expand(c.rdf_type): c for c in CLASSES.values()}
     collection_of = {v: k for k, v in COLLECTIONS.items()}

@@ -4,11 +4,12 @@ The models are the schema of the export. No I/O here, and nothing imported from 
 
 The models live in ``_base.py`` (the model config, the claim and the claimed bases),
 ``_evidence.py`` (sources, citations, evidence), ``_records.py`` (the atlas's records and the
-export document), ``_path.py`` (an execution path, a query result) and ``_witness.py`` (a witness
-record); the IRIs in ``_iri.py``, the RDF vocabulary in ``_vocab.py``, the rules for values users
-give in ``_names.py``. This face hands the models on lazily (``_HOMES`` says which module holds
-each name): ``import atlas.models._iri`` (on the fast path of ``atlas path``) does not import
-pydantic.
+export document), ``_journey.py`` (a selection's steps in journey order), ``_catalog.py`` (the
+dataset's distributions and contact point), ``_path.py`` (an execution path, a query result) and
+``_witness.py`` (a witness record); the IRIs in ``_iri.py``, the RDF vocabulary in
+``_vocab.py``, the rules for values users give in ``_names.py``. This face hands the models on
+lazily (``_HOMES`` says which module holds each name): ``import atlas.models._iri`` (on the fast
+path of ``atlas path``) does not import pydantic.
 
 >>> from atlas.models import Stage
 >>> Stage.__name__
@@ -22,7 +23,9 @@ import importlib
 TYPE_CHECKING = False  # spares importing typing
 if TYPE_CHECKING:
     from atlas.models._base import Claim
+    from atlas.models._catalog import ContactPoint, Distribution
     from atlas.models._evidence import Citation, Evidence, QuoteSelector, Source
+    from atlas.models._journey import Journey
     from atlas.models._path import ExecutionPath, JourneyStep
     from atlas.models._records import (
         LICENSE_URL,
@@ -49,9 +52,12 @@ __all__ = [
     "Claim",
     "Concept",
     "ConceptScheme",
+    "ContactPoint",
     "Counts",
+    "Distribution",
     "Evidence",
     "ExecutionPath",
+    "Journey",
     "JourneyStep",
     "QuoteSelector",
     "Relation",
@@ -72,9 +78,12 @@ _HOMES = {
     "Claim": "atlas.models._base",
     "Concept": "atlas.models._records",
     "ConceptScheme": "atlas.models._records",
+    "ContactPoint": "atlas.models._catalog",
     "Counts": "atlas.models._records",
+    "Distribution": "atlas.models._catalog",
     "Evidence": "atlas.models._evidence",
     "ExecutionPath": "atlas.models._path",
+    "Journey": "atlas.models._journey",
     "JourneyStep": "atlas.models._path",
     "QuoteSelector": "atlas.models._evidence",
     "Relation": "atlas.models._records",

@@ -159,13 +159,19 @@ class _Cited(_Claimed):
 
     claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
 
-    @computed_field(description="The citations of its claims, in order.")  # type: ignore[prop-decorator]
+    @computed_field(  # type: ignore[prop-decorator]
+        description="The citations of its claims, in order. Outside the JSON-LD context "
+        "(dropped by JSON-LD processors): derived from the claims, which are in the graph."
+    )
     @functools.cached_property
     def citations(self) -> tuple[str, ...]:
         """The citations of its claims, in order."""
         return _cited(self.claims)
 
-    @computed_field(description="The texts of its claims flagged unsupported.")  # type: ignore[prop-decorator]
+    @computed_field(  # type: ignore[prop-decorator]
+        description="The texts of its claims flagged unsupported. Outside the JSON-LD context "
+        "(dropped by JSON-LD processors): derived from the claims, which are in the graph."
+    )
     @functools.cached_property
     def unsupported_claims(self) -> tuple[str, ...]:
         """The texts of its claims flagged unsupported."""

@@ -23,6 +23,8 @@ NAMESPACES: dict[str, str] = {
     "prov": "http://www.w3.org/ns/prov#",
     "pav": "http://purl.org/pav/",
     "foaf": "http://xmlns.com/foaf/0.1/",
+    "vcard": "http://www.w3.org/2006/vcard/ns#",
+    "void": "http://rdfs.org/ns/void#",
 }
 
 #: The kinds of identifier, each with its IRI base ``BASE_IRI + kind + "/"``.

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import Field, StringConstraints, computed_field
+from pydantic import Field, StringConstraints, computed_field, model_validator
 
 from atlas.models._base import (
     Claim,
     ConceptId,
+    HttpsUrl,
     Id,
     SemVer,
     Text,
@@ -25,8 +26,10 @@ from atlas.models._base import (
     _joined,
     _Model,
 )
+from atlas.models._catalog import ContactPoint, Distribution  # noqa: TC001 - pydantic needs them
 from atlas.models._evidence import Citation, Source  # noqa: TC001 - pydantic needs them
 from atlas.models._iri import BASE_IRI
+from atlas.models._journey import Journey  # noqa: TC001 - pydantic needs it at run time
 from atlas.models._witness import WitnessRecord  # noqa: TC001 - pydantic needs it at run time
 
 __all__ = [
@@ -44,9 +47,13 @@ __all__ = [
     "Technology",
 ]
 
-SCHEMA_VERSION = "2.0.0"
+SCHEMA_VERSION = "2.1.0"
 SCHEMA_URL = f"{BASE_IRI}schema/atlas-{SCHEMA_VERSION.split('.', 1)[0]}.schema.json"
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
+
+#: Said of each key that JSON-LD processors drop on purpose (the key is not in the @context).
+_OUTSIDE = "Outside the JSON-LD context (dropped by JSON-LD processors): "
+_DERIVED = _OUTSIDE + "derived from the claims, which are in the graph."
 
 
 class Concept(_Claimed):
@@ -66,7 +73,8 @@ class Concept(_Claimed):
     order: int | None = Field(None, description="Curated position within its scheme.")
 
     @computed_field(  # type: ignore[prop-decorator]
-        description="For a mode: where Python ends under it (its claims joined); else None."
+        description="For a mode: where Python ends under it (its claims joined); else None. "
+        + _DERIVED
     )
     @functools.cached_property
     def explanation(self) -> str | None:
@@ -111,8 +119,20 @@ class Atlas(_Claimed):
     scope_notes: tuple[Text, ...] = Field((), description="What the atlas does not cover.")
     claims: tuple[Claim, ...] = Field((), description="The claims its text is made of, in order.")
     order: int | None = Field(None, description="Position among the atlases.")
+    journeys: tuple[Journey, ...] = Field(
+        (),
+        description=(
+            "Every selection's journey, for atlases with dimensions: each combination of "
+            "dimension values (the dimensions in order, each one's values in their curated "
+            "order, the last dimension varying fastest) with its default path, followed by that "
+            "path with each branch of the atlas on its own, where the branch applies. Written by "
+            "'atlas export' (absent from exports of format 2.0). "
+            + _OUTSIDE
+            + "derived from the steps and stages, which are in the graph."
+        ),
+    )
 
-    @computed_field(description="Its claims joined in order: the text users read.")  # type: ignore[prop-decorator]
+    @computed_field(description="Its claims joined in order: the text users read. " + _DERIVED)  # type: ignore[prop-decorator]
     @functools.cached_property
     def description(self) -> str:
         """Its claims joined in order: the text users read."""
@@ -128,7 +148,7 @@ class Technology(_Cited):
     kind: ConceptId = Field(description="A concept of the 'technology-kind' scheme.")
     order: int | None = Field(None, description="Curated position.")
 
-    @computed_field(description="Its claims joined in order: the text users read.")  # type: ignore[prop-decorator]
+    @computed_field(description="Its claims joined in order: the text users read. " + _DERIVED)  # type: ignore[prop-decorator]
     @functools.cached_property
     def description(self) -> str:
         """Its claims joined in order: the text users read."""
@@ -154,7 +174,7 @@ class Stage(_Cited):
     )
     replaced_by: Id | None = Field(None, description="The stage that replaces a retired one.")
 
-    @computed_field(description="Its claims joined in order: the text users read.")  # type: ignore[prop-decorator]
+    @computed_field(description="Its claims joined in order: the text users read. " + _DERIVED)  # type: ignore[prop-decorator]
     @functools.cached_property
     def description(self) -> str:
         """Its claims joined in order: the text users read."""
@@ -194,7 +214,7 @@ class Step(_Cited):
     )
     replaced_by: Id | None = Field(None, description="The step that replaces a retired one.")
 
-    @computed_field(description="What happens: its claims joined in order.")  # type: ignore[prop-decorator]
+    @computed_field(description="What happens: its claims joined in order. " + _DERIVED)  # type: ignore[prop-decorator]
     @functools.cached_property
     def what_happens(self) -> str:
         """What happens: its claims joined in order."""
@@ -212,7 +232,7 @@ class Relation(_Cited):
     relation: Literal["written in"] = Field(description="What the relation says.")
     order: int | None = Field(None, description="Curated position.")
 
-    @computed_field(description="The relation in words: its claims joined in order.")  # type: ignore[prop-decorator]
+    @computed_field(description="The relation in words: its claims joined in order. " + _DERIVED)  # type: ignore[prop-decorator]
     @functools.cached_property
     def statement(self) -> str:
         """The relation in words: its claims joined in order."""
@@ -236,7 +256,11 @@ class Counts(_Model):
 class AtlasDocument(_Model):
     """The whole dataset as one versioned JSON (and JSON-LD) document."""
 
-    schema_url: str = Field(SCHEMA_URL, alias="$schema", description="The JSON Schema's URL.")
+    schema_url: str = Field(
+        SCHEMA_URL,
+        alias="$schema",
+        description="The JSON Schema's URL. " + _OUTSIDE + "it describes the JSON, not the data.",
+    )
     context: dict[str, Any] = Field(
         alias="@context", description="The inline JSON-LD context mapping keys to the vocabulary."
     )
@@ -246,18 +270,61 @@ class AtlasDocument(_Model):
     type: Literal["Dataset"] = Field("Dataset", description="Always 'Dataset' (dcat:Dataset).")
     title: Text = Field(description="The dataset's title.")
     description: Text = Field(description="What the dataset is.")
-    publisher: Text | None = Field(None, description="Who publishes the dataset.")
+    publisher: Text | None = Field(
+        None,
+        description="The IRI of the agent that publishes the dataset (dcterms:publisher; "
+        "in format 2.0, a name).",
+    )
     version: SemVer = Field(description="The data version (semver).")
     schema_version: Annotated[str, StringConstraints(pattern=r"^2\.\d+\.\d+$")] = Field(
-        SCHEMA_VERSION, description="The version of this document format."
+        SCHEMA_VERSION,
+        description="The version of this document format. "
+        + _OUTSIDE
+        + "it describes the JSON, not the data.",
     )
     issued: dt.date = Field(description="The release date of this data version.")
+    modified: dt.date | None = Field(
+        None, description="When the data last changed (dcterms:modified), on or after 'issued'."
+    )
+    current_version: HttpsUrl | None = Field(
+        None,
+        description=(
+            "The IRI of this release (dcat:hasCurrentVersion): the dataset's IRI, then "
+            "'dataset/' and the data version, e.g. 'https://w3id.org/execution-atlas/dataset/1.1.0'."
+        ),
+    )
+    landing_page: HttpsUrl | None = Field(
+        None, description="The project's home page (dcat:landingPage)."
+    )
+    contact_point: ContactPoint | None = Field(
+        None, description="Where to report a problem: the issue tracker (dcat:contactPoint)."
+    )
+    distributions: tuple[Distribution, ...] = Field(
+        (), description="The files of this release, one per format (dcat:distribution)."
+    )
+    uri_space: Text | None = Field(
+        None, description="The start of every IRI the dataset mints (void:uriSpace)."
+    )
+    data_dumps: tuple[HttpsUrl, ...] = Field(
+        (), description="The download URLs of the whole graph as RDF dumps (void:dataDump)."
+    )
     license: Literal["https://creativecommons.org/licenses/by/4.0/"] = Field(
         "https://creativecommons.org/licenses/by/4.0/", description="The data licence: CC BY 4.0."
     )
-    license_name: Literal["CC BY 4.0"] = Field("CC BY 4.0", description="The licence's name.")
-    attribution: Text = Field(description="How to credit the dataset.")
-    counts: Counts = Field(description="How many records of each kind the document holds.")
+    license_name: Literal["CC BY 4.0"] = Field(
+        "CC BY 4.0",
+        description="The licence's name. " + _OUTSIDE + "the licence's IRI is in the graph.",
+    )
+    attribution: Text = Field(
+        description="How to credit the dataset. "
+        + _OUTSIDE
+        + "made from the title, version and IRI, which are in the graph."
+    )
+    counts: Counts = Field(
+        description="How many records of each kind the document holds. "
+        + _OUTSIDE
+        + "a summary of the arrays below."
+    )
     atlases: tuple[Atlas, ...] = Field(description="Every atlas, in order.")
     schemes: tuple[ConceptScheme, ...] = Field(description="Dimensions and kinds, with values.")
     stages: tuple[Stage, ...] = Field(description="Every stage.")
@@ -269,7 +336,29 @@ class AtlasDocument(_Model):
     witnesses: tuple[WitnessRecord, ...] = Field(
         (),
         description=(
-            "Witness records: what real runs showed. Kept out of the JSON-LD graph of documented "
-            "claims (the key is not in the @context); their RDF is a named graph of its own."
+            "Witness records: what real runs showed. "
+            + _OUTSIDE
+            + "kept out of the graph of documented claims; their RDF is a named graph of its own."
         ),
     )
+
+    @model_validator(mode="after")
+    def _catalog_agrees(self) -> Self:
+        """The release's IRI, dates and download URLs agree with its version and release date."""
+        release = f"{self.id}dataset/{self.version}"
+        if self.current_version is not None and self.current_version != release:
+            msg = f"currentVersion {self.current_version!r} must be {release!r}"
+            raise ValueError(msg)
+        if self.modified is not None and self.modified < self.issued:
+            msg = f"modified {self.modified} is before issued {self.issued}"
+            raise ValueError(msg)
+        downloads = {d.download_url for d in self.distributions}
+        for url in (*downloads, *self.data_dumps):
+            if self.version not in url:
+                msg = f"download URL {url!r} does not name the data version {self.version!r}"
+                raise ValueError(msg)
+        strays = sorted(set(self.data_dumps) - downloads)
+        if strays:
+            msg = f"dataDumps {strays!r} must be download URLs of distributions"
+            raise ValueError(msg)
+        return self

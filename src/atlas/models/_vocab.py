@@ -31,6 +31,7 @@ Kind = Literal[
     "bool",
     "int",
     "nested",
+    "nodes",
     "reverse",
 ]
 
@@ -43,7 +44,7 @@ class Term:
     predicate: str
     kind: Kind
     base: str | None = None  # for ref/refs: the IRI base of the ids ("" = absolute IRIs)
-    nested: str | None = None  # for nested/reverse: the class of the nested nodes
+    nested: str | None = None  # for nested/nodes/reverse: the class of the nested nodes
 
 
 @dataclass(frozen=True)
@@ -73,10 +74,37 @@ CLASSES: dict[str, ClassMap] = {
             (
                 _t("title", "dcterms:title"),
                 _t("description", "dcterms:description"),
-                _t("publisher", "dcterms:publisher"),
+                _t("publisher", "dcterms:publisher", "ref", ""),
                 _t("version", "dcat:version"),
                 _t("issued", "dcterms:issued", "date"),
+                _t("modified", "dcterms:modified", "date"),
                 _t("license", "dcterms:license", "ref", ""),
+                _t("currentVersion", "dcat:hasCurrentVersion", "ref", ""),
+                _t("landingPage", "dcat:landingPage", "ref", ""),
+                Term("contactPoint", "dcat:contactPoint", "nested", None, "ContactPoint"),
+                Term("distributions", "dcat:distribution", "nodes", None, "Distribution"),
+                _t("uriSpace", "void:uriSpace"),
+                _t("dataDumps", "void:dataDump", "refs", ""),
+            ),
+        ),
+        ClassMap(
+            "Distribution",
+            "dcat:Distribution",
+            None,
+            (
+                _t("title", "dcterms:title"),
+                _t("mediaType", "dcat:mediaType", "ref", ""),
+                _t("downloadURL", "dcat:downloadURL", "ref", ""),
+                _t("conformsTo", "dcterms:conformsTo", "ref", ""),
+            ),
+        ),
+        ClassMap(
+            "ContactPoint",
+            "vcard:Kind",
+            None,
+            (
+                _t("name", "vcard:fn"),
+                _t("url", "vcard:hasURL", "ref", ""),
             ),
         ),
         ClassMap(
@@ -275,7 +303,7 @@ def _term_definition(term: Term) -> dict[str, Any] | str:
         definition["@type"] = "xsd:date"
     elif term.kind == "datetime":
         definition["@type"] = "xsd:dateTime"
-    if term.kind in ("refs", "strs"):
+    if term.kind in ("refs", "strs", "nodes"):
         definition["@container"] = "@set"
     if len(definition) == 1:
         return term.predicate

@@ -1,8 +1,13 @@
-"""SPARQL Protocol content negotiation: which result format answers an ``Accept`` header."""
+"""SPARQL Protocol content negotiation: which result format answers an ``Accept`` header.
+
+CONSTRUCT and DESCRIBE are answered as Turtle, N-Triples, RDF/XML or JSON-LD (the defaults of
+SPARQLWrapper and rdflib's SPARQLStore are the last two); SELECT as SPARQL results JSON, XML, CSV
+or TSV; ASK as JSON or XML.
+"""
 
 from __future__ import annotations
 
-__all__ = ["negotiate"]
+__all__ = ["negotiate", "prefers_html"]
 
 _SOLUTION_TYPES = {
     "application/sparql-results+json": "json",
@@ -17,7 +22,10 @@ _GRAPH_TYPES = {
     "text/turtle": "turtle",
     "application/n-triples": "ntriples",
     "text/plain": "ntriples",
+    "application/rdf+xml": "rdfxml",
+    "application/ld+json": "jsonld",
 }
+_PAGE_TYPES = ("text/html", "application/xhtml+xml")
 
 
 def negotiate(accept: str, form: str) -> str | None:
@@ -48,6 +56,22 @@ def negotiate(accept: str, form: str) -> str | None:
             if match:
                 return match
     return None
+
+
+def prefers_html(accept: str) -> bool:
+    """Whether an ``Accept`` header names HTML, and ranks it above plain text (a browser's).
+
+    >>> prefers_html("text/html,application/xhtml+xml,*/*;q=0.8")
+    True
+    >>> prefers_html("*/*"), prefers_html("text/plain, text/html;q=0.5")
+    (False, False)
+    """
+    for kind in _media_ranges(accept or ""):
+        if kind in _PAGE_TYPES:
+            return True
+        if kind in ("text/plain", "text/*", "*/*"):
+            return False
+    return False
 
 
 def _media_ranges(accept: str) -> list[str]:

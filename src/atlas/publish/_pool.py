@@ -3,6 +3,8 @@
 pyoxigraph cannot cancel a query, so a worker that passes its deadline is killed and replaced
 while the others keep answering. A worker parses each query with the SPARQL guard under that
 deadline, and runs it in a process that cannot open network sockets (a seccomp filter, on Linux).
+Serving the shipped atlas, a worker also holds the witness records' named graphs. Workers ignore
+Ctrl-C (the terminal sends it to them too): the server stops them when it stops.
 """
 
 from __future__ import annotations
@@ -17,20 +19,25 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from atlas.errors import AtlasError
+from atlas.errors import AtlasError, CouldNotRunError
+from atlas.publish._formats import NotWritableError
+from atlas.publish._formats import body as answer_body
 from atlas.publish._negotiate import negotiate
 from atlas.publish._sandbox import forbid_network
-from atlas.query._results import serialize
+from atlas.publish._witnessgraphs import add_witness_graphs
 from atlas.query._sparql import refuse_unsafe
 
-__all__ = ["Limits", "Pool", "PoolError", "QueryTimeoutError"]
+if TYPE_CHECKING:
+    import pyoxigraph
+
+__all__ = ["Limits", "Pool", "PoolError", "PoolStartError", "QueryTimeoutError"]
 
 _T = TypeVar("_T")
 _log = logging.getLogger("atlas.publish.serve")
@@ -41,7 +48,11 @@ _GONE = ("error", 500, "the query worker stopped (past its memory limit, or kill
 
 
 class PoolError(AtlasError, RuntimeError):
-    """A query worker could not be started."""
+    """A query worker could not load the data it serves (the message says why)."""
+
+
+class PoolStartError(PoolError, CouldNotRunError):
+    """A query worker could not be started here (it died or never answered)."""
 
 
 @dataclass(frozen=True)
@@ -64,15 +75,21 @@ def _worker_main(conn: Connection, files: tuple[Path, ...], memory: int = 0) -> 
     """
     from atlas.query import store  # noqa: PLC0415 - imported in the worker process
 
+    _ignore_interrupts()
     _die_with_parent()
-    target = store.load_store(files) if files else store.store()
+    try:
+        target = store.load_store(files) if files else _shipped(store.store())
+    except (AtlasError, SyntaxError, OSError) as error:
+        conn.send(("failed", str(error)))
+        return
+    refuse_unsafe("ASK {}")  # loads the guard's parser now, not under a client's deadline
     if memory:
         _bound_memory(memory)
     sandboxed = forbid_network()  # after loading: only the query runs without a network
     conn.send(("ready", sandboxed))
     while True:
         try:
-            query, accept, max_rows, max_bytes = conn.recv()
+            query, accept, max_rows, max_bytes, base = conn.recv()
         except (EOFError, OSError):
             return
         try:
@@ -83,17 +100,52 @@ def _worker_main(conn: Connection, files: tuple[Path, ...], memory: int = 0) -> 
             if fmt is None:
                 conn.send(("error", 406, f"no acceptable result format for a {form} query"))
                 continue
-            result = store.execute(query, target=target, max_rows=max_rows)
+            result = store.execute(query, target=target, max_rows=max_rows, base_iri=base)
             truncated = getattr(result, "truncated", False)
-            body = serialize(result, fmt)
+            body = answer_body(result, fmt)
             if len(body) > max_bytes:
                 conn.send(("error", 413, _too_large(len(body), max_bytes)))
                 continue
             conn.send(("ok", fmt, body, truncated))
+        except NotWritableError as error:
+            conn.send(("error", 406, str(error)))
         except (AtlasError, ValueError) as error:
             conn.send(("error", 400, str(error)))
         except Exception as error:  # noqa: BLE001 - reported to the client, the worker lives on
             conn.send(("error", 500, f"the query failed: {type(error).__name__}: {error}"))
+
+
+def _shipped(graph: pyoxigraph.Store) -> pyoxigraph.Store:
+    """The shipped atlas with the witness graphs: this worker's own copy, changed in place."""
+    add_witness_graphs(graph)
+    return graph
+
+
+def _ignore_interrupts() -> None:
+    """Ignore SIGINT here: Ctrl-C reaches every process of the terminal, the server stops us.
+
+    The pool starts a worker with SIGINT blocked (:func:`_interrupts_held`), so that one sent
+    before this point waits, and is dropped now. (Run in a thread, as a test may, it leaves
+    the process's signals alone.)
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Block SIGINT in this thread while a worker starts: the worker inherits the mask."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _bound_memory(extra: int) -> None:
@@ -162,12 +214,17 @@ class Pool:
             args=(child, self.settings.data, self.settings.worker_memory),
             daemon=True,
         )
-        process.start()
+        with _interrupts_held():
+            process.start()
         child.close()
         try:
             reply: tuple[Any, ...] = parent.recv() if parent.poll(60) else ()
         except (EOFError, OSError):
             reply = ()
+        if reply[:1] == ("failed",):
+            process.join(5)
+            parent.close()
+            raise PoolError(f"the query workers cannot load the data: {reply[-1]}")
         ready = reply[:1] == ("ready",)  # ("ready", sandboxed)
         if ready and not reply[-1] and not self._warned:
             self._warned = True
@@ -178,7 +235,7 @@ class Pool:
         if not ready:
             process.kill()
             parent.close()
-            raise PoolError("a query worker failed to start (see its error above)")
+            raise PoolStartError("a query worker failed to start (see its error above)")
         worker = _Worker(process, parent)
         with self._lock:
             self._all.add(worker)
@@ -207,8 +264,11 @@ class Pool:
                 self._idle.put_nowait(await asyncio.to_thread(self._spawn))
                 return
 
-    async def run(self, query: str, accept: str) -> tuple[Any, ...]:
-        """The worker's reply to a query; raises :class:`QueryTimeoutError` at the deadline."""
+    async def run(self, query: str, accept: str, base: str | None = None) -> tuple[Any, ...]:
+        """The worker's reply to a query; raises :class:`QueryTimeoutError` at the deadline.
+
+        ``base`` is the IRI that the query's relative IRIs resolve against (the endpoint's URL).
+        """
         deadline = time.monotonic() + self.settings.timeout
         try:
             async with asyncio.timeout(self.settings.timeout):
@@ -217,7 +277,7 @@ class Pool:
             raise QueryTimeoutError from None
         try:
             limits = self.settings
-            worker.conn.send((query, accept, limits.max_rows, limits.max_answer_bytes))
+            worker.conn.send((query, accept, limits.max_rows, limits.max_answer_bytes, base))
         except (OSError, ValueError):  # the worker died while idle
             self._background(self._replace(worker))
             return ("error", 503, "a query worker stopped; send the query again")

@@ -2,7 +2,9 @@
 
 :func:`call` sends one request and turns every failure into a :class:`PublishError` that says
 what went wrong: :class:`NoAnswerError` when the store may or may not have carried the request
-out (no connection, a timeout), :class:`RefusedError` when it answered with an error status.
+out (a timeout, a connection lost), :class:`UnreachableError` (one of them) when no connection
+could be made (``atlas publish`` exits with status 3: it could not run), :class:`RefusedError`
+when it answered with an error status.
 :class:`Remote` runs queries on a store's SPARQL query endpoint; :class:`Endpoints` names the
 three endpoints of a store (by default, those of an Oxigraph server).
 """
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 import httpx
 import pyoxigraph
 
-from atlas.errors import AtlasError
+from atlas.errors import AtlasError, CouldNotRunError
 from atlas.query._lexer import query_form, substitute
 from atlas.query._results import Result, Solutions, Term, Triples
 
@@ -25,6 +27,7 @@ __all__ = [
     "PublishError",
     "RefusedError",
     "Remote",
+    "UnreachableError",
     "call",
     "read_result",
 ]
@@ -36,6 +39,10 @@ class PublishError(AtlasError, RuntimeError):
 
 class NoAnswerError(PublishError):
     """A request that got no answer: the store may or may not have carried it out."""
+
+
+class UnreachableError(NoAnswerError, CouldNotRunError):
+    """A store that no connection could be made to: down, or not at that address."""
 
 
 class RefusedError(PublishError):
@@ -136,7 +143,9 @@ def call(
         else:
             response = client.request(method, url, **options)  # type: ignore[arg-type]
     except httpx.ConnectError as error:
-        raise NoAnswerError(f"cannot reach the store at {url} ({error}): is it running?") from None
+        raise UnreachableError(
+            f"cannot reach the store at {url} ({error}): is it running?"
+        ) from None
     except httpx.TimeoutException:
         raise NoAnswerError(f"the store at {url} did not answer the {what} in time") from None
     except httpx.HTTPError as error:

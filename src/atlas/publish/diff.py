@@ -251,6 +251,8 @@ def _records(document: AtlasDocument) -> dict[str, dict[str, dict[str, Any]]]:
             items = [v for s in data["schemes"] for v in s.get("values", [])]
         elif collection == "schemes":
             items = [{k: v for k, v in s.items() if k != "values"} for s in data["schemes"]]
+        elif collection == "atlases":  # journeys are made from the steps, whose changes are told
+            items = [{k: v for k, v in a.items() if k != "journeys"} for a in data["atlases"]]
         else:
             items = data[collection]
         key = "url" if collection == "sources" else "id"

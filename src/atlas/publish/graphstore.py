@@ -21,28 +21,25 @@ may already hold a fragment and whose namespace is someone else's. A run needs s
 sends its ``MOVE`` later than half that hour after its upload, so the graph of a run that is still
 going is never taken for an orphan (clocks of the publishing hosts are assumed right to minutes).
 
+The witness records go too, each into its own named graph (``<witness IRI>``, as ``atlas serve``
+holds them), one after the other and each the same way, once the atlas is in place.
+
 The default endpoints are those of an Oxigraph server (``URL/store``, ``URL/query``,
 ``URL/update``); other stores name theirs with :class:`Endpoints`.
 
-The store's side, one request and queries on it, is :mod:`atlas.publish._remote`; here is the
-run: upload, count, move, count, and the clean-up of temporary graphs.
+The store's side, one request and queries on it, is :mod:`atlas.publish._remote`; the names of
+the temporary graphs and SIGTERM, :mod:`atlas.publish._temporary`; here is the run: upload,
+count, move, count, and the clean-up of temporary graphs.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
 import math
-import re
-import signal
-import threading
 import time
-import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
-from types import FrameType
 
 import httpx
 import pyoxigraph
@@ -53,8 +50,14 @@ from atlas.publish._remote import (
     PublishError,
     RefusedError,
     Remote,
+    UnreachableError,
     call,
 )
+from atlas.publish._temporary import created as _created
+from atlas.publish._temporary import prefix as _prefix
+from atlas.publish._temporary import sigterm_raises as _sigterm_raises
+from atlas.publish._temporary import temporary as _temporary
+from atlas.publish._witnessgraphs import witness_graphs
 from atlas.query._lexer import substitute
 from atlas.query._results import BASE_IRI, Solutions
 
@@ -75,30 +78,32 @@ STALE_AFTER = 3600.0
 #: A run sends its ``MOVE`` within this many seconds of its upload, or gives up.
 _MOVE_WITHIN = STALE_AFTER / 2
 _QUICK = 5.0  # seconds for each request of the clean-up after an interruption
-_TEMPORARY_ROOT = f"{BASE_IRI}publish-temporary/"
-_STAMP = "%Y%m%dT%H%M%SZ"
-_NAME = re.compile(r"(\d{8}T\d{6}Z)-[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
 _COUNT = "SELECT (COUNT(*) AS ?triples) WHERE { ?s ?p ?o }"
 # Every named graph whose IRI starts with ?prefix, empty ones too (GRAPH ?g {} gives one
 # solution per named graph of the store).
 _GRAPHS_UNDER = "SELECT DISTINCT ?g WHERE { GRAPH ?g { } FILTER(STRSTARTS(STR(?g), ?prefix)) }"
 
 
-class _Terminated(BaseException):
-    """SIGTERM, raised while publishing so that the clean-up runs."""
-
-
 @dataclass(frozen=True)
 class Published:
-    """What was published: the graph, its triples, the time taken, stale graphs removed."""
+    """What was published: the graph, its triples, the time taken, stale graphs removed.
+
+    ``witness``: the witness graphs published too, each IRI with its number of triples.
+    """
 
     graph: str
     triples: int
     seconds: float
     removed: tuple[str, ...] = ()
+    witness: tuple[tuple[str, int], ...] = ()
 
     def __str__(self) -> str:
-        text = f"published {self.triples} triples to <{self.graph}> in {self.seconds:.2f} s"
+        text = f"published {self.triples} triples to <{self.graph}>"
+        if self.witness:
+            count = sum(triples for _, triples in self.witness)
+            plural = "s" if len(self.witness) > 1 else ""
+            text += f" and {len(self.witness)} witness graph{plural} ({count} triples)"
+        text += f" in {self.seconds:.2f} s"
         if self.removed:
             plural = "s" if len(self.removed) > 1 else ""
             text += f"; removed {len(self.removed)} stale temporary graph{plural}"
@@ -112,35 +117,6 @@ def _iri(value: str, what: str) -> pyoxigraph.NamedNode:
         raise PublishError(f"invalid {what} IRI {value!r}: give an absolute IRI") from None
 
 
-def _prefix(target: str) -> str:
-    """The start of the names of the temporary graphs for ``target``.
-
-    >>> _prefix("https://example.org/g")
-    'https://w3id.org/execution-atlas/publish-temporary/17a9812f3fddc015/'
-    """
-    return f"{_TEMPORARY_ROOT}{hashlib.sha256(target.encode()).hexdigest()[:16]}/"
-
-
-def _temporary(target: str) -> str:
-    """A fresh temporary graph for ``target``, named with the time it is made."""
-    return f"{_prefix(target)}{dt.datetime.now(dt.UTC).strftime(_STAMP)}-{uuid.uuid4()}"
-
-
-def _created(graph: str, prefix: str) -> dt.datetime | None:
-    """When a temporary graph under ``prefix`` was made; ``None`` for a name that is not ours.
-
-    >>> _created("urn:x:/20250102T030405Z-" + str(uuid.UUID(int=1)), "urn:x:/")
-    datetime.datetime(2025, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
-    """
-    match = _NAME.fullmatch(graph[len(prefix) :]) if graph.startswith(prefix) else None
-    if match is None:
-        return None
-    try:
-        return dt.datetime.strptime(match[1], _STAMP).replace(tzinfo=dt.UTC)
-    except ValueError:
-        return None
-
-
 def _payload() -> tuple[bytes, int]:
     """The shipped graph as N-Triples, and its number of triples."""
     from atlas.query import store  # noqa: PLC0415
@@ -148,6 +124,15 @@ def _payload() -> tuple[bytes, int]:
     triples = [q.triple for q in store.store()]
     data = pyoxigraph.serialize(triples, format=pyoxigraph.RdfFormat.N_TRIPLES) or b""
     return data, len(triples)
+
+
+def _witness_payloads() -> dict[str, tuple[bytes, int]]:
+    """The witness graphs as N-Triples, and their numbers of triples, by graph IRI."""
+    n_triples = pyoxigraph.RdfFormat.N_TRIPLES
+    return {
+        name: (pyoxigraph.serialize(triples, format=n_triples) or b"", len(triples))
+        for name, triples in witness_graphs().items()
+    }
 
 
 def publish(
@@ -158,12 +143,14 @@ def publish(
     timeout: float = 60.0,
     client: httpx.Client | None = None,
     stale_after: float = STALE_AFTER,
+    witness: bool = True,
 ) -> Published:
     """Replace ``graph`` in the store at ``url`` by the shipped atlas, then count its triples.
 
     First the temporary graphs that earlier runs for ``graph`` left behind, and that are older
     than ``stale_after`` seconds, are removed; lower it only when no other publish to ``graph``
-    can be running (0 removes them all).
+    can be running (0 removes them all). Then, unless ``witness`` is false, each witness record
+    replaces its own named graph in the same way.
 
     Raises:
         PublishError: the store is down, refused a request, answered something unreadable or
@@ -176,42 +163,27 @@ def publish(
         raise PublishError(f"stale_after is a number of seconds >= 0, not {stale_after!r}")
     points = endpoints or Endpoints.of(url)
     data, expected = _payload()
+    named = _witness_payloads() if witness else {}
+    if target in named:
+        raise PublishError(f"<{target}> is the name of a witness graph: publish to another graph")
     http = client or httpx.Client(timeout=timeout)
     try:
         with _sigterm_raises():
             removed = _Run(http, points, target, timeout).publish(data, expected, stale_after)
+            for name, (payload, count) in named.items():
+                try:
+                    run = _Run(http, points, name, timeout)
+                    removed += run.publish(payload, count, stale_after)
+                except PublishError as error:
+                    raise PublishError(
+                        f"<{target}> is published ({expected} triples), but the witness graph "
+                        f"<{name}> is not: {error}"
+                    ) from None
     finally:
         if client is None:
             http.close()
-    return Published(graph, expected, time.perf_counter() - started, removed)
-
-
-@contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """Turn SIGTERM into an exception inside the block, so that clean-up code runs.
-
-    Only in the main thread, and not where SIGTERM is ignored or handled outside Python. After
-    the clean-up the signal is delivered again to the handler that was there before (by default,
-    the process ends); if that handler returns, a :class:`PublishError` says what happened.
-    """
-    previous = signal.getsignal(signal.SIGTERM)
-    main = threading.current_thread() is threading.main_thread()
-    if not main or previous is None or previous == signal.SIG_IGN:
-        yield
-        return
-
-    def terminate(signum: int, frame: FrameType | None) -> None:  # noqa: ARG001
-        raise _Terminated
-
-    signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    except _Terminated:
-        signal.signal(signal.SIGTERM, previous)
-        signal.raise_signal(signal.SIGTERM)
-        raise PublishError("publishing was stopped by SIGTERM") from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    done = tuple((name, count) for name, (_, count) in named.items())
+    return Published(graph, expected, time.perf_counter() - started, removed, done)
 
 
 @dataclass
@@ -232,7 +204,8 @@ class _Run:
                 self.temporary = _iri(_temporary(self.target), "temporary graph").value
                 self.upload(data, expected)
             except PublishError as error:
-                raise PublishError(f"{error}; {self.withdraw()}") from None
+                kind = UnreachableError if isinstance(error, UnreachableError) else PublishError
+                raise kind(f"{error}; {self.withdraw()}") from None
             self.move(expected)
         except PublishError:
             raise  # each path above has cleaned up and said what it saw

@@ -1,5 +1,11 @@
 """``atlas serve``: a read-only SPARQL 1.1 Protocol endpoint over the atlas (Starlette + uvicorn).
 
+Its dataset: the atlas as the default graph and, serving the shipped atlas, the witness records
+as named graphs. A request holds exactly one query (:mod:`atlas.publish._protocol`); relative
+IRIs resolve against the endpoint's URL; CONSTRUCT and DESCRIBE answer as Turtle, N-Triples,
+RDF/XML or JSON-LD. ``GET /`` is a query page for a browser (:mod:`atlas.publish._querypage`),
+and one line of text for other clients.
+
 Safe by default: it binds 127.0.0.1, sends no CORS headers unless origins are given, refuses
 updates, LOAD, SERVICE, FROM and protocol datasets with 400, caps request size and result rows,
 and stops every query at a deadline (default 5 s). Queries run in worker processes, each with its
@@ -18,29 +24,41 @@ import contextlib
 import logging
 import math
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
+from errno import EADDRINUSE
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
 
-from atlas.errors import AtlasError
+import pyoxigraph
+
+from atlas.errors import AtlasError, CouldNotRunError
+from atlas.publish._clients import Clients
+from atlas.publish._formats import media
 from atlas.publish._hosts import LOOPBACK_NAMES, host_name
-from atlas.publish._negotiate import negotiate
-from atlas.publish._pool import Limits, Pool, QueryTimeoutError
-from atlas.query._results import media_type
+from atlas.publish._negotiate import negotiate, prefers_html
+from atlas.publish._pool import Limits, Pool, PoolError, QueryTimeoutError
+from atlas.publish._protocol import RefusalError, query_of
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
+    from starlette.responses import Response
 
-__all__ = ["ServeError", "Settings", "create_app", "negotiate", "serve"]
+__all__ = ["CannotServeError", "ServeError", "Settings", "create_app", "negotiate", "serve"]
 
 _MAX_PORT = 65535
 
 
 class ServeError(AtlasError, ValueError):
     """The endpoint cannot start: bad settings, a missing site folder or extra."""
+
+
+class CannotServeError(ServeError, CouldNotRunError):
+    """The endpoint cannot run here: a missing extra, a port that cannot be had, no workers.
+
+    ``atlas serve`` exits with status 3 (could not run) for it.
+    """
 
 
 @dataclass(frozen=True)
@@ -110,141 +128,105 @@ class Settings:
 # --- the application -----------------------------------------------------------------------
 
 
-class _RefusalError(Exception):
-    """A request answered with an error status and a one-line message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-_NO_UPDATES = "SPARQL updates are refused: this endpoint is read-only"
-
-
-async def _posted(request: Request, limit: int) -> dict[str, str]:
-    """The parameters of a POST request: a form, or a query as the body."""
-    declared = request.headers.get("content-length", "")
-    too_large = _RefusalError(413, f"the request is larger than the limit of {limit} bytes")
-    if declared.isdigit() and int(declared) > limit:
-        raise too_large
-    body = bytearray()
-    async for chunk in request.stream():
-        body.extend(chunk)
-        if len(body) > limit:
-            raise too_large
-    text = body.decode("utf-8", "replace")
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind == "application/sparql-update":
-        raise _RefusalError(400, _NO_UPDATES)
-    if kind == "application/sparql-query":
-        return {**request.query_params, "query": text}
-    if kind == "application/x-www-form-urlencoded":
-        return dict(parse_qsl(text, keep_blank_values=True))
-    raise _RefusalError(
-        415,
-        f"unsupported content type {kind!r}; send application/sparql-query or "
-        "application/x-www-form-urlencoded",
-    )
-
-
-async def _query_of(request: Request, settings: Settings) -> str:
-    """The query of a SPARQL Protocol request (the worker's guard judges it next)."""
-    limit = settings.max_request_bytes
-    if request.method in ("GET", "HEAD"):
-        if len(request.url.query) > limit:
-            raise _RefusalError(414, f"the query is longer than the limit of {limit} bytes")
-        params = dict(request.query_params)
-    else:
-        try:
-            params = await asyncio.wait_for(_posted(request, limit), settings.read_timeout)
-        except TimeoutError:
-            raise _RefusalError(
-                408, f"the request body did not arrive within {settings.read_timeout:g} s"
-            ) from None
-    if "update" in params:
-        raise _RefusalError(400, _NO_UPDATES)
-    for name in ("default-graph-uri", "named-graph-uri"):
-        if name in params:
-            raise _RefusalError(400, f"{name} is refused: queries run over the atlas graph only")
-    query = params.get("query", "")
-    if not query.strip():
-        raise _RefusalError(400, "no query: pass it as 'query' (GET or form POST) or as the body")
-    return query
-
-
-@dataclass
-class _Share:
-    """One client's share of the pool: a turn to run, and how many of its queries are here."""
-
-    turn: asyncio.Semaphore
-    here: int = 0
-
-
-class _Clients:
-    """Fair shares: a client runs ``per_client`` queries at a time, and its others wait.
-
-    So a few clients that send expensive queries hold a few workers at most, and the others
-    stay free for everyone else. A client is its address, or the value of ``client_header``.
-    """
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._shares: dict[str, _Share] = {}
-
-    def name(self, request: Request) -> str:
-        """Who sent the request."""
-        if self.settings.client_header:
-            named = request.headers.get(self.settings.client_header)
-            if named:
-                return f"header:{named}"
-        return request.client.host if request.client else "unknown"
-
-    @contextlib.asynccontextmanager
-    async def turn(self, client: str) -> AsyncIterator[None]:
-        """Wait for the client's turn; past its queue, refuse with 429."""
-        share = self._shares.get(client)
-        if share is None:
-            share = self._shares[client] = _Share(asyncio.Semaphore(self.settings.per_client))
-        if share.here >= self.settings.per_client + self.settings.client_queue:
-            raise _RefusalError(
-                429, "too many queries from this client at once; wait for the answers first"
-            )
-        share.here += 1
-        try:
-            async with share.turn:
-                yield
-        finally:
-            share.here -= 1
-            if share.here == 0:
-                del self._shares[client]
-
-
 @dataclass
 class _Endpoint:
     """Answers SPARQL Protocol requests with the worker pool, a fair share per client."""
 
     settings: Settings
     pool: Pool | None = None
-    clients: _Clients = field(init=False)
+    failure: AtlasError | None = None  # why the pool did not start
+    clients: Clients = field(init=False)
 
     def __post_init__(self) -> None:
-        self.clients = _Clients(self.settings)
+        settings = self.settings
+        self.clients = Clients(settings.per_client, settings.client_queue, settings.client_header)
 
-    async def answer(self, request: Request) -> tuple[str, bytes, bool]:
-        """The format, body and truncation of the answer; raises :class:`_RefusalError`."""
-        query = await _query_of(request, self.settings)
+    async def answer(self, request: Request, accept: str = "") -> tuple[str, bytes, bool]:
+        """The format, body and truncation of the answer; raises :class:`RefusalError`.
+
+        ``accept``: the media types asked for, in place of the request's own.
+        """
+        settings = self.settings
+        query = await query_of(request, settings.max_request_bytes, settings.read_timeout)
         async with self.clients.turn(self.clients.name(request)):
             if self.pool is None:
-                raise _RefusalError(503, "the endpoint is not running")
+                raise RefusalError(503, "the endpoint is not running")
             try:
-                reply = await self.pool.run(query, request.headers.get("accept", "*/*"))
+                accept = accept or request.headers.get("accept", "*/*")
+                reply = await self.pool.run(query, accept, _base_iri(request))
             except QueryTimeoutError:
-                raise _RefusalError(
+                raise RefusalError(
                     503, f"the query was stopped after the {self.settings.timeout:g} s limit"
                 ) from None
         if reply[0] == "error":
-            raise _RefusalError(reply[1], reply[2])
+            raise RefusalError(reply[1], reply[2])
         return reply[1], reply[2], reply[3]
+
+    async def sparql(self, request: Request) -> Response:
+        """``/sparql``: the answer to the request's query, or its refusal in one line."""
+        from starlette.requests import ClientDisconnect  # noqa: PLC0415
+        from starlette.responses import PlainTextResponse, Response  # noqa: PLC0415
+
+        try:
+            fmt, body, truncated = await self.answer(request)
+        except RefusalError as refusal:
+            return PlainTextResponse(f"{refusal}\n", status_code=refusal.status)
+        except ClientDisconnect:  # the client went away while sending: nobody to answer
+            return Response(status_code=400)
+        headers = {"X-Content-Type-Options": "nosniff", "Vary": "Accept"}
+        if truncated:
+            headers["Atlas-Results-Truncated"] = f"only the first {self.settings.max_rows} are sent"
+        return Response(body, media_type=media(fmt), headers=headers)
+
+    async def home(self, request: Request) -> Response:
+        """``/``: the query page for a browser, with the answer to ``?query=``; else a line."""
+        from starlette.requests import ClientDisconnect  # noqa: PLC0415
+        from starlette.responses import HTMLResponse, PlainTextResponse, Response  # noqa: PLC0415
+
+        if not prefers_html(request.headers.get("accept", "")):
+            line = "Execution Atlas SPARQL endpoint: GET or POST /sparql?query=...\n"
+            return PlainTextResponse(line, headers={"Vary": "Accept"})
+        from atlas.publish import _querypage as querypage  # noqa: PLC0415
+
+        query = request.query_params.get("query")
+        if query is None:
+            return HTMLResponse(querypage.page(), headers=querypage.headers())
+        status = 200
+        try:  # the answer of the endpoint, written into the page: the page works without script
+            fmt, body, truncated = await self.answer(request, querypage.ACCEPT)
+            cut = f"only the first {self.settings.max_rows} are shown" if truncated else ""
+            answer = await asyncio.to_thread(querypage.shown, fmt, body, cut)
+        except RefusalError as refusal:
+            status, answer = refusal.status, querypage.failed(refusal.status, str(refusal))
+        except ClientDisconnect:
+            return Response(status_code=400)
+        page = querypage.page(query, answer)
+        return HTMLResponse(page, status_code=status, headers=querypage.headers())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _: Starlette) -> AsyncIterator[None]:
+        """The worker pool, from the server's start to its stop."""
+        pool = Pool(self.settings.limits())
+        try:
+            await pool.start()
+        except PoolError as error:  # raised by serve(); a server run otherwise answers 503
+            self.failure = error
+        else:
+            self.pool = pool
+        try:
+            yield
+        finally:
+            self.pool = None
+            await pool.close()
+
+
+def _base_iri(request: Request) -> str | None:
+    """The endpoint's URL as the client named it: the base IRI of its query's relative IRIs."""
+    url = request.url
+    try:
+        return pyoxigraph.NamedNode(f"{url.scheme}://{url.netloc}{url.path}").value
+    except ValueError:  # a Host header that no IRI can hold (the host check let its name pass)
+        return None
 
 
 class _HostCheck:
@@ -285,57 +267,29 @@ def _site_files(folder: Path) -> Any:
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
-    """The Starlette application of the endpoint: ``/sparql``, and the site at ``/`` if given.
+    """The Starlette application of the endpoint: ``/sparql``, and ``/`` (the page or a site).
 
     Raises:
-        ServeError: when the ``serve`` extra is missing or the settings are invalid.
+        ServeError: the settings are invalid.
+        CannotServeError: the ``serve`` extra is missing.
     """
     try:
         from starlette.applications import Starlette  # noqa: PLC0415
         from starlette.middleware import Middleware  # noqa: PLC0415
         from starlette.middleware.cors import CORSMiddleware  # noqa: PLC0415
-        from starlette.requests import ClientDisconnect  # noqa: PLC0415
-        from starlette.responses import PlainTextResponse, Response  # noqa: PLC0415
         from starlette.routing import Mount, Route  # noqa: PLC0415
     except ImportError:
-        raise ServeError(
+        raise CannotServeError(
             "atlas serve needs Starlette and uvicorn: pip install 'execution-atlas[serve]'"
         ) from None
     endpoint = _Endpoint(settings or Settings())
     settings = endpoint.settings
-
-    async def sparql(request: Request) -> Response:
-        try:
-            fmt, body, truncated = await endpoint.answer(request)
-        except _RefusalError as refusal:
-            return PlainTextResponse(f"{refusal}\n", status_code=refusal.status)
-        except ClientDisconnect:  # the client went away while sending: nobody to answer
-            return Response(status_code=400)
-        headers = {"X-Content-Type-Options": "nosniff", "Vary": "Accept"}
-        if truncated:
-            headers["Atlas-Results-Truncated"] = f"only the first {settings.max_rows} are sent"
-        return Response(body, media_type=media_type(fmt), headers=headers)
-
-    async def home(_: Request) -> Response:
-        return PlainTextResponse("Execution Atlas SPARQL endpoint: GET or POST /sparql?query=...\n")
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        pool = Pool(settings.limits())
-        await pool.start()
-        endpoint.pool = pool
-        try:
-            yield
-        finally:
-            endpoint.pool = None
-            await pool.close()
-
     # GET routes answer HEAD too (Starlette adds it)
-    routes: list[Route | Mount] = [Route("/sparql", sparql, methods=["GET", "POST"])]
+    routes: list[Route | Mount] = [Route("/sparql", endpoint.sparql, methods=["GET", "POST"])]
     if settings.site is not None:
         routes.append(Mount("/", _site_files(settings.site)))
     else:
-        routes.append(Route("/", home))
+        routes.append(Route("/", endpoint.home))
     middleware = [Middleware(_HostCheck, hosts=settings.hosts)]
     if settings.cors_origins:
         middleware.append(
@@ -346,7 +300,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 allow_headers=["Accept", "Content-Type"],
             )
         )
-    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app = Starlette(routes=routes, middleware=middleware, lifespan=endpoint.lifespan)
+    app.state.endpoint = endpoint
+    return app
 
 
 def serve(
@@ -355,18 +311,39 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 7878,
     log_level: str = "warning",
+    ready: Callable[[str], None] | None = None,
 ) -> None:
-    """Run the endpoint until interrupted.
+    """Run the endpoint until interrupted; ``ready`` is called with its URL once it serves.
 
     The Host names answered are ``settings.allowed_hosts``, or else the loopback names and
-    ``host`` itself.
+    ``host`` itself. The port is taken first: one that cannot be had fails before anything
+    starts.
 
     Raises:
-        ServeError: when the ``serve`` extra is missing or the settings or port are invalid.
+        ServeError: the settings or the port are invalid.
+        CannotServeError: the ``serve`` extra is missing, the port cannot be had (in use, not
+            allowed), or the query workers cannot start.
+        PoolError: the query workers cannot load the data they serve.
+        KeyboardInterrupt: on Ctrl-C, once the server has stopped.
     """
-    import uvicorn  # noqa: PLC0415 - installed with starlette by the serve extra
+    config = _uvicorn_config(settings, host=host, port=port, log_level=log_level)
+    from atlas.publish._server import Server, listen  # noqa: PLC0415 - needs uvicorn
 
-    uvicorn.Server(_uvicorn_config(settings, host=host, port=port, log_level=log_level)).run()
+    try:
+        sockets = listen(host, port)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        hint = " (another server? choose another port)" if error.errno == EADDRINUSE else ""
+        raise CannotServeError(f"cannot listen on {host}:{port}: {reason}{hint}") from None
+    endpoint: _Endpoint = config.app.state.endpoint
+    server = Server(config, ready=ready, failed=lambda: endpoint.failure)
+    try:
+        server.run(sockets=sockets)
+    finally:
+        for sock in sockets:
+            sock.close()
+    if isinstance(server.failure, PoolError):
+        raise server.failure
 
 
 def _uvicorn_config(

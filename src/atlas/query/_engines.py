@@ -21,6 +21,7 @@ from atlas.data import _resources
 from atlas.data._files import MAX_TURTLE_BYTES, UnsafeFileError, regular_file
 from atlas.errors import ArgumentTypeError, ArgumentValueError
 from atlas.models._names import text as _text
+from atlas.query._projection import in_query_order
 from atlas.query._results import BASE_IRI, Result, Solutions, Term, Triples
 from atlas.query._sparql import SparqlError, refuse_unsafe
 
@@ -121,11 +122,13 @@ def execute(
     *,
     target: pyoxigraph.Store | None = None,
     max_rows: int | None = None,
+    base_iri: str | None = None,
 ) -> Result:
     """Check, then run a query over ``target`` (default: the shipped graph).
 
     Each binding replaces a variable of the query (which must be in its projection).
     ``max_rows`` caps the rows or triples read; the result says when it cut them.
+    ``base_iri`` resolves the query's relative IRIs (an endpoint's URL, as the protocol asks).
 
     Raises:
         NetworkRefusedError: for SERVICE, LOAD and FROM.
@@ -147,7 +150,7 @@ def execute(
         raise ArgumentValueError("max_rows", max_rows, "is negative: give 0 or more rows")
     try:
         answer = (store() if target is None else target).query(
-            query, substitutions=substitutions or None
+            query, substitutions=substitutions or None, base_iri=base_iri
         )
         if isinstance(answer, pyoxigraph.QueryBoolean):
             return bool(answer)
@@ -158,7 +161,8 @@ def execute(
             # unbound), ten times faster than looking each up by name
             rows = tuple(tuple(row) for row in itertools.islice(answer, cap))
             cut = max_rows is not None and len(rows) > max_rows
-            return Solutions(names, rows[:max_rows] if cut else rows, truncated=cut)
+            found = Solutions(names, rows[:max_rows] if cut else rows, truncated=cut)
+            return in_query_order(query, found)  # SELECT *: the query's order
         triples = tuple(itertools.islice(answer, cap))
         cut = max_rows is not None and len(triples) > max_rows
         return Triples(triples[:max_rows] if cut else triples, truncated=cut)

@@ -1,18 +1,20 @@
 """The named queries shipped as ``queries/*.rq``, and running them with values bound.
 
 A :class:`NamedQuery` reads its header comment for the values it takes; :func:`run` binds them
-(dimension values resolved as :func:`atlas.path` reads them) and keeps, for a ``@reachable``
-query, the rows reachable from the entry. :func:`path` asks the query ``path`` for a path.
+(dimension values resolved as :func:`atlas.path` reads them), refuses an id the graph does not
+hold (``language=cobol`` would match nothing, silently) and keeps, for a ``@reachable`` query,
+the rows reachable from the entry. :func:`path` asks the query ``path`` for a path.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyoxigraph
 
@@ -75,6 +77,9 @@ class Parameter:
             raise SparqlError(f"invalid IRI {iri!r} for parameter {self.name!r}") from None
 
 
+_HOLDS = "ASK { { ?term ?p ?o } UNION { ?s ?p ?term } }"  # the graph names the term
+_TYPED = "SELECT DISTINCT ?s WHERE { ?s a ?type }"  # everything the graph gives a type
+_LISTED = 30  # valid values listed whole up to this many; past it, the closest ones
 _HEADER = re.compile(r"^#\s?(.*)$")
 _PARAM = re.compile(r"^@param\s+(\w+)\s+(\S+)\s+(.*)$")
 
@@ -124,6 +129,29 @@ class NamedQuery:
             selection=selection,
             reachable=reachable,
         )
+
+    def to_json(self) -> dict[str, Any]:
+        """The query as ``atlas sparql --list --json`` prints it: what it answers, what it takes.
+
+        >>> named_query("written-in").to_json()["parameters"][0]["name"]
+        'language'
+        """
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "description": self.description,
+            "parameters": [
+                {
+                    "name": p.name,
+                    "base": p.base,
+                    "description": p.description,
+                    "optional": p.optional,
+                }
+                for p in self.parameters
+            ],
+            "selection": list(self.selection),
+            "reachable": self.reachable,
+        }
 
     def bind(self, values: Mapping[str, str | Term]) -> dict[str, Term]:
         """Turn values given by name into terms for the query's variables.
@@ -242,7 +270,8 @@ def run(
 
     Raises:
         UnknownIdError: an unknown query.
-        UnknownValueError: an unknown parameter or dimension value.
+        UnknownValueError: an unknown parameter or dimension value, or an id (an IRI) that the
+            graph does not hold, which no row could match.
         ArgumentTypeError: bindings that are not a mapping of names to ``str`` or terms...
         ArgumentValueError: text that is not valid Unicode.
     """
@@ -255,12 +284,41 @@ def run(
     if engine is not None and not callable(getattr(engine, "query", None)):
         raise ArgumentTypeError("engine", engine, "an Engine (with a query method) or None")
     bound = named.bind(values)  # type: ignore[arg-type]  # str or terms, checked above
-    result = (engine or Local()).query(named.text, bound)
+    engine = engine or Local()
+    _refuse_unknown(named, bound, engine)
+    result = engine.query(named.text, bound)
     if not isinstance(result, Solutions):
         return result
     if named.reachable is not None:
         result = _reachable(result, bound.get(named.reachable), named.reachable)
     return result.without(bound)
+
+
+def _refuse_unknown(named: NamedQuery, bound: Mapping[str, Term], engine: Engine) -> None:
+    """Raise when a parameter names an IRI the graph does not hold: no row could ever match it.
+
+    Raises:
+        UnknownValueError: naming the parameter and the value, with the ids of its kind.
+    """
+    for parameter in named.parameters:
+        term = bound.get(parameter.name)
+        if not isinstance(term, pyoxigraph.NamedNode) or engine.query(_HOLDS, {"term": term}):
+            continue
+        prefix = BASE_IRI + parameter.base
+        value = term.value.removeprefix(prefix)
+        typed = engine.query(_TYPED, {})
+        found = typed.column("s") if isinstance(typed, Solutions) else ()
+        ids = sorted(
+            t.value.removeprefix(prefix)
+            for t in found
+            if isinstance(t, pyoxigraph.NamedNode) and t.value.startswith(prefix)
+        )
+        kind = parameter.base.rstrip("/")
+        extra = f"the {kind} ids of the graph, which query {named.name!r} takes"
+        if len(ids) > _LISTED:
+            extra = f"the closest of the {len(ids)} {kind} ids, which query {named.name!r} takes"
+            ids = difflib.get_close_matches(value, ids, n=5, cutoff=0) or ids[:5]
+        raise UnknownValueError(parameter.name, value, ids, extra)
 
 
 def _reachable(found: Solutions, start: Term | None, column: str) -> Solutions:

@@ -2,18 +2,20 @@
 
 Importing pydantic and building the models costs far more than answering a path, so a one-shot
 ``atlas path compile gpu`` reads a table instead: ``atlas export`` writes ``dataset/paths.json``
-beside the export. For every atlas with dimensions it holds the folded texts that name each
-dimension value (:func:`atlas.query.paths.value_keys`), and for every combination of values the
-text that ``atlas path`` prints, made by :func:`render` from the same
+beside the export. It holds the vocabulary the selection resolver reads
+(:class:`atlas.query._selection.Vocabulary`: every atlas's id and label, and per atlas with
+dimensions their names, the folded texts that name each value,
+:func:`atlas.query.paths.value_keys`, and each value's label), and for every combination of
+values the text that ``atlas path`` prints, made by :func:`render` from the same
 :class:`~atlas.query._index.Index` that :func:`atlas.path` uses. So the table adds no rule of its
 own: it is a cache of the API's answers, and a test compares it with the API for every
 combination.
 
 :func:`lookup` reads the table with the standard library alone. It answers only when the table
-was made from the very export shipped beside it (same size and CRC-32) and every value names a
-known value of the atlas; in every other case (an unknown value, a stale or missing table) it
-answers ``None`` and the caller goes the full way, through the models, which also gives the
-precise errors.
+was made from the very export shipped beside it (same size and CRC-32) and the words name one
+selection (read by :func:`atlas.query._selection.resolve`, as :func:`atlas.path` reads them); in
+every other case (an unknown value, a stale or missing table) it answers ``None`` and the caller
+goes the full way, through the models, which also gives the precise errors.
 """
 
 from __future__ import annotations
@@ -21,18 +23,22 @@ from __future__ import annotations
 import json
 import zlib
 
-from atlas.models._names import fold
+from atlas.query import _selection
 
 TYPE_CHECKING = False  # spares importing typing on the fast path
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from atlas.models import ExecutionPath
+    from atlas.query._index import Index
 
-__all__ = ["build", "dumps", "lookup", "render"]
+__all__ = ["build", "dumps", "lookup", "render", "vocabulary", "vocabulary_data"]
 
-FORMAT = 2  # bumped whenever the table's layout changes; another number is never read
+# Bumped whenever the table's layout changes so that an older reader would misread it; another
+# number is never read. (Keys added since: 'label', 'names' and 'values' of each atlas, which
+# an older reader ignores and whose absence makes this one decline.)
+FORMAT = 2
 
 
 def _compose(summary: str, blocks: Sequence[str], ends: str) -> str:
@@ -57,13 +63,8 @@ def render(result: ExecutionPath) -> str:
     return _compose(result.summary, [str(j) for j in result.steps], _ends(result))
 
 
-def build(export_text: str) -> dict[str, Any]:
-    """The table for the export ``export_text`` (canonical JSON, as ``atlas export`` writes it)."""
-    from atlas.models import AtlasDocument  # noqa: PLC0415 - only the writer needs the models
-    from atlas.query._index import Index  # noqa: PLC0415
-
-    index = Index(AtlasDocument.model_validate_json(export_text))
-    data = export_text.encode("utf-8")
+def vocabulary_data(index: Index) -> dict[str, Any]:
+    """What :class:`~atlas.query._selection.Vocabulary` reads, as plain data, from ``index``."""
     folded: dict[str, str] = {}  # as Index.atlas: an exact id, else the first id or label folded
     atlases: dict[str, Any] = {}
     for atlas in index.document.atlases:
@@ -71,24 +72,33 @@ def build(export_text: str) -> dict[str, Any]:
             folded.setdefault(key, atlas.id)
         if not atlas.dimensions:
             continue
-        dimensions = [
-            {key: concept.id for key, concept in index._dimension(scheme).lookup.items()}  # noqa: SLF001
-            for scheme in atlas.dimensions
-        ]
+        schemes = [index._dimension(scheme) for scheme in atlas.dimensions]  # noqa: SLF001
+        atlases[atlas.id] = {
+            "label": atlas.label,
+            "names": [d.scheme.label for d in schemes],
+            "dimensions": [{key: c.id for key, c in d.lookup.items()} for d in schemes],
+            "values": [[[c.id, c.label] for c in d.scheme.values] for d in schemes],
+        }
+    return {"ids": [a.id for a in index.document.atlases], "folded": folded, "atlases": atlases}
+
+
+def build(export_text: str) -> dict[str, Any]:
+    """The table for the export ``export_text`` (canonical JSON, as ``atlas export`` writes it)."""
+    from atlas.models import AtlasDocument  # noqa: PLC0415 - only the writer needs the models
+    from atlas.query._index import Index  # noqa: PLC0415
+
+    index = Index(AtlasDocument.model_validate_json(export_text))
+    data = export_text.encode("utf-8")
+    table = vocabulary_data(index)
+    for atlas_id, found in table["atlases"].items():
         blocks: dict[str, int] = {}
         paths: dict[str, Any] = {}
-        for result in index.all_paths(atlas.id):
+        for result in index.all_paths(atlas_id):
             numbered = [blocks.setdefault(str(j), len(blocks)) for j in result.steps]
             key = " ".join(c.id for c in result.selection)
             paths[key] = [result.summary, numbered, _ends(result)]
-        atlases[atlas.id] = {"dimensions": dimensions, "blocks": list(blocks), "paths": paths}
-    return {
-        "format": FORMAT,
-        "export": {"bytes": len(data), "crc32": zlib.crc32(data)},
-        "ids": [a.id for a in index.document.atlases],
-        "folded": folded,
-        "atlases": atlases,
-    }
+        found.update(blocks=list(blocks), paths=paths)
+    return {"format": FORMAT, "export": {"bytes": len(data), "crc32": zlib.crc32(data)}, **table}
 
 
 def dumps(table: dict[str, Any]) -> str:
@@ -96,13 +106,8 @@ def dumps(table: dict[str, Any]) -> str:
     return json.dumps(table, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
-def lookup(values: Sequence[str], atlas: str, export: bytes, table: bytes) -> str | None:
-    """The printed path for ``values`` of ``atlas``, or ``None`` when the table cannot answer.
-
-    ``export`` and ``table`` are the bytes of the shipped export and of the table made from it.
-    Values are matched as :func:`atlas.path` matches them (one per dimension, in order, folded);
-    ``None`` also for a table made from another export, or one this version cannot read.
-    """
+def _read(export: bytes, table: bytes) -> dict[str, Any] | None:
+    """The table in ``table`` when it was made from ``export`` in this format, else ``None``."""
     try:
         data = json.loads(table)
         if data.get("format") != FORMAT or data.get("export") != {
@@ -110,18 +115,43 @@ def lookup(values: Sequence[str], atlas: str, export: bytes, table: bytes) -> st
             "crc32": zlib.crc32(export),
         }:
             return None
-        name = atlas if atlas in data["ids"] else data["folded"].get(atlas.casefold())
-        found = data["atlases"].get(name)
-        if found is None or len(values) != len(found["dimensions"]):
+    except (ValueError, AttributeError):
+        return None
+    return data  # type: ignore[no-any-return]  # a dict: it has .get
+
+
+def vocabulary(export: bytes, table: bytes) -> _selection.Vocabulary | None:
+    """The vocabulary in the table ``table`` made from ``export``, or ``None`` (stale, unread)."""
+    data = _read(export, table)
+    try:
+        return None if data is None else _selection.Vocabulary.from_data(data)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def lookup(
+    values: Sequence[str],
+    atlas: str | None,
+    export: bytes,
+    table: bytes,
+    named: Mapping[str, str] | None = None,
+) -> str | None:
+    """The printed path for ``values`` (and ``named`` values) of ``atlas``, or ``None``.
+
+    ``export`` and ``table`` are the bytes of the shipped export and of the table made from it.
+    The words are read as :func:`atlas.path` reads them (:func:`atlas.query._selection.resolve`);
+    ``None`` when they name no one path, and for a table made from another export, or one this
+    version cannot read.
+    """
+    data = _read(export, table)
+    try:
+        if data is None:
             return None
-        chosen = []
-        for value, keys in zip(values, found["dimensions"], strict=True):
-            concept = keys.get(fold(value))
-            if concept is None:
-                return None
-            chosen.append(concept)
+        words = _selection.Vocabulary.from_data(data)
+        atlas_id, chosen = _selection.resolve(words, values, named, atlas)
+        found = data["atlases"][atlas_id]
         summary, numbered, ends = found["paths"][" ".join(chosen)]
         blocks = found["blocks"]
         return _compose(summary, [blocks[i] for i in numbered], ends)
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-        return None  # not a table this version wrote: the full way will answer
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, LookupError):
+        return None  # not a table this version wrote, or words it cannot read: the full way

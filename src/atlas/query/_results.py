@@ -2,6 +2,7 @@
 
 SELECT gives :class:`Solutions`, ASK a ``bool``, CONSTRUCT and DESCRIBE :class:`Triples`. They are
 written as SPARQL 1.1 Results JSON, XML, CSV or TSV, as Turtle or N-Triples, or as a text table.
+The columns of ``SELECT *`` are put in the order of the query by :mod:`atlas.query._projection`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,21 @@
 """Execution paths and lookups, served from an index of the shipped JSON export (no rdflib).
 
-The public functions of the query layer: :func:`path`, :func:`get`, :func:`stage`... The index
-(:class:`~atlas.query._index.Index`) is built once, on first use, from ``dataset/atlas.json``;
-:func:`path` then answers from plain dictionaries and memoises each distinct call.
+The public functions of the query layer: :func:`path`, :func:`get`, :func:`stage`,
+:func:`values`... The index (:class:`~atlas.query._index.Index`) is built once, on first use,
+from ``dataset/atlas.json``; :func:`path` reads its words with the selection resolver
+(:mod:`atlas.query._selection`, over :func:`vocabulary`), then answers from plain dictionaries
+and memoises each distinct call. Stages are found by id, label or alias, steps by id, both
+case-insensitively.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
 
 from atlas.data import _resources
 from atlas.errors import (
+    AmbiguousIdError,
     ArgumentTypeError,
     DatasetError,
     Problem,
@@ -22,6 +25,7 @@ from atlas.models import (
     Atlas,
     AtlasDocument,
     Citation,
+    ConceptScheme,
     ExecutionPath,
     Source,
     Stage,
@@ -29,8 +33,9 @@ from atlas.models import (
     Technology,
 )
 from atlas.models._names import fold, optional_text, text
+from atlas.query import _pathtable, _selection
 from atlas.query._atlasindex import value_keys
-from atlas.query._index import DEFAULT_ATLAS, Index
+from atlas.query._index import Index
 
 __all__ = [
     "Index",
@@ -48,10 +53,12 @@ __all__ = [
     "steps",
     "technology",
     "value_keys",
+    "values",
+    "vocabulary",
 ]
 
 # what the parameters take, as the errors of a wrong argument say
-_VALUE = "a str (a dimension value, e.g. 'eager' or 'cpu')"
+_VALUE = "a str (a dimension value or words, e.g. 'eager' or 'eager on CPU')"
 _ATLAS = "a str (an atlas id or label, e.g. 'pytorch')"
 _OPTIONAL_ATLAS = "a str (an atlas id or label, e.g. 'pytorch') or None"
 _MAX_CALLS = 1024  # distinct path() calls remembered by their raw arguments
@@ -61,6 +68,12 @@ _MAX_CALLS = 1024  # distinct path() calls remembered by their raw arguments
 def index() -> Index:
     """The index of the shipped export, built on first use."""
     return Index(load())
+
+
+@functools.cache
+def vocabulary() -> _selection.Vocabulary:
+    """What the words of :func:`path` are matched against, from the index of the export."""
+    return _selection.Vocabulary.from_data(_pathtable.vocabulary_data(index()))
 
 
 @functools.cache
@@ -104,35 +117,43 @@ def load() -> AtlasDocument:
 
 def path(
     *values: str,
-    atlas: str = DEFAULT_ATLAS,
+    atlas: str | None = None,
     graph_breaks: bool = False,
     branches: Sequence[str] = (),
     **dimensions: str,
 ) -> ExecutionPath:
     """The execution path of an atlas under one value of each of its dimensions.
 
-    Values are given in the atlas's dimension order or by dimension name, as labels, aliases or
-    ids, case-insensitively. A branch, off by default, adds the steps of a case the default
-    path leaves out: ``graph_breaks=True`` (the same as ``branches=["graph breaks"]``) adds the
-    code TorchDynamo cannot trace, which runs in normal Python between compiled graphs; it
-    applies under torch.compile only.
+    Values are given as people say them: one per dimension in order (``"eager", "cpu"``), as a
+    phrase (``"eager on CPU"``, ``"llama.cpp with CUDA, partial offload"``), as
+    ``"dimension=value"`` words, or by dimension name (``mode="eager"``); as labels, aliases or
+    ids, case-insensitively; fillers such as "on", "an" and "with" are ignored. The atlas is the
+    one ``atlas`` names, else the one the words name (by its name, or by values only it has).
+    A branch, off by default, adds the steps of a case the default path leaves out:
+    ``graph_breaks=True`` (the same as ``branches=["graph breaks"]``) adds the code TorchDynamo
+    cannot trace, which runs in normal Python between compiled graphs; it applies under
+    torch.compile only.
 
     >>> print(path("torch.compile", "NVIDIA GPU"))
     torch.compile on an NVIDIA GPU: 12 stages, 12 steps
-    >>> path(mode="eager", device="cpu").summary
-    'eager mode on a CPU: 5 stages, 4 steps'
+    >>> path("eager on CPU") == path(mode="eager", device="cpu") == path("eager", "cpu")
+    True
+    >>> path("llama.cpp with CUDA, partial offload").atlas
+    'llamacpp'
     >>> path("compile", "gpu", graph_breaks=True).summary
     'torch.compile on an NVIDIA GPU with graph breaks: 13 stages, 14 steps'
 
     Raises:
-        UnknownValueError: a value no dimension knows; the message lists the valid ones.
+        UnknownValueError: words no value is called, a dimension left out or given two values;
+            the message lists the valid values (``SelectionError``: the readings, or atlases,
+            that the words fit).
         UnknownIdError: an unknown atlas.
-        ArgumentTypeError: a value or atlas that is not a ``str`` (a ``TypeError``).
+        ArgumentTypeError: a value, atlas or branch of the wrong type (a ``TypeError``).
         ArgumentValueError: text that is not valid Unicode (a ``ValueError``).
     """
     idx = index()
     named: tuple[str, ...] = ()
-    if graph_breaks or branches:
+    if graph_breaks is not False or branches != ():
         named = _branch_names(graph_breaks, branches)
     key = (atlas, values, named, *dimensions.items()) if dimensions or named else (atlas, values)
     try:
@@ -144,8 +165,9 @@ def path(
             text(value, f"value {number}", _VALUE)
         for name, value in dimensions.items():
             text(value, name, _VALUE)
-        text(atlas, "atlas", _ATLAS)
-        found = idx.path(*values, atlas=atlas, branches=named, **dict[str, Any](dimensions))
+        optional_text(atlas, "atlas", _OPTIONAL_ATLAS)
+        atlas_id, chosen = _selection.resolve(vocabulary(), values, dimensions, atlas)
+        found = idx.path(*chosen, atlas=atlas_id, branches=named)
         if len(idx._calls) < _MAX_CALLS:  # noqa: SLF001 - bounded: values come from users
             idx._calls[key] = found  # noqa: SLF001
     return found
@@ -162,8 +184,38 @@ def _branch_names(graph_breaks: object, branches: object) -> tuple[str, ...]:
 
 
 def atlases() -> tuple[Atlas, ...]:
-    """Every atlas of the dataset, in curated order."""
+    """Every atlas of the dataset, in curated order.
+
+    >>> [(a.id, a.label) for a in atlases()][:2]
+    [('pytorch', 'PyTorch'), ('llamacpp', 'llama.cpp')]
+    """
     return load().atlases
+
+
+def values(atlas: str | None = None) -> dict[str, tuple[ConceptScheme, ...]]:
+    """The dimensions whose values :func:`path` takes, by atlas id: of ``atlas``, or of all.
+
+    Without ``atlas``, every atlas with dimensions. Each dimension is a concept scheme whose
+    ``label`` is its name and whose ``values`` hold each value's label and aliases
+    (``alt_labels``), in curated order.
+
+    >>> [d.label for d in values("pytorch")["pytorch"]]
+    ['mode', 'device']
+    >>> [(v.label, v.alt_labels) for v in values("llama.cpp")["llamacpp"][1].values][1]
+    ('hybrid', ('cpu+gpu', 'partial', 'partial offload', 'split'))
+
+    Raises:
+        UnknownIdError: an unknown atlas.
+        ArgumentTypeError, ArgumentValueError: ``atlas`` is not a ``str`` or None, or not text.
+    """
+    chosen = optional_text(atlas, "atlas", _OPTIONAL_ATLAS)
+    idx = index()
+    found = atlases() if chosen is None else (idx.atlas(chosen),)
+    return {
+        a.id: tuple(idx.schemes[scheme] for scheme in a.dimensions)
+        for a in found
+        if a.dimensions or chosen is not None
+    }
 
 
 def get(name: str) -> Atlas:
@@ -201,23 +253,58 @@ def steps(atlas: str | None = None) -> tuple[Step, ...]:
 
 
 def stage(stage_id: str) -> Stage:
-    """The stage with this id, e.g. ``stage("torchdynamo")``.
+    """The stage with this id, label or alias (case-insensitive), e.g. ``stage("Dynamo")``.
+
+    >>> stage("Dynamo").id
+    'torchdynamo'
 
     Raises:
-        UnknownIdError: a ``LookupError`` naming the closest ids.
+        UnknownIdError: a ``LookupError`` naming the closest ids (``AmbiguousIdError``: a label
+            or alias of more than one stage, whose ids it lists).
         ArgumentTypeError, ArgumentValueError: ``stage_id`` is not a ``str``, or not valid text.
     """
-    return index().stage(text(stage_id, "stage_id", "a str (a stage id, e.g. 'cpu')"))
+    name = text(stage_id, "stage_id", "a str (a stage id, e.g. 'cpu')")
+    found = index().stages.get(name)
+    return found if found is not None else index().stages[_find("stage", name, _stage_names())]
 
 
 def step(step_id: str) -> Step:
-    """The step with this id.
+    """The step with this id (case-insensitive).
 
     Raises:
         UnknownIdError: a ``LookupError`` naming the closest ids.
         ArgumentTypeError, ArgumentValueError: ``step_id`` is not a ``str``, or not valid text.
     """
-    return index().step(text(step_id, "step_id", "a str (a step id)"))
+    name = text(step_id, "step_id", "a str (a step id)")
+    found = index().steps.get(name)
+    return found if found is not None else index().steps[_find("step", name, _step_names())]
+
+
+@functools.cache
+def _stage_names() -> dict[str, tuple[str, ...]]:
+    """Every folded id, label and alias of a stage -> the ids of the stages it names."""
+    names: dict[str, dict[str, None]] = {}
+    for found in index().stages.values():
+        for name in (found.id, found.label, *found.alt_labels):
+            names.setdefault(fold(name), {})[found.id] = None
+    return {key: tuple(ids) for key, ids in names.items()}
+
+
+@functools.cache
+def _step_names() -> dict[str, tuple[str, ...]]:
+    """Every folded step id -> the step's id."""
+    return {fold(s): (s,) for s in index().steps}
+
+
+def _find(what: str, name: str, names: dict[str, tuple[str, ...]]) -> str:
+    """The one id that ``name`` (folded) names among ``names``; else a precise error."""
+    ids = names.get(fold(name), ())
+    if len(ids) == 1:
+        return ids[0]
+    if ids:
+        raise AmbiguousIdError(what, name, list(ids))
+    every = index().stages if what == "stage" else index().steps
+    raise UnknownIdError(what, name, sorted(every))
 
 
 def technology(technology_id: str) -> Technology:
