@@ -248,7 +248,7 @@ def test_a_killed_build_leaves_the_old_site_or_the_new_one_never_a_mix(
     data = export.to_data(first)
     documents = {
         "first": first,
-        "second": AtlasDocument.model_validate({**data, "version": "9.0.0", "title": "Next"}),
+        "second": AtlasDocument.model_validate({**data, "title": "Next"}),
     }
     sources, expected = {}, {}
     for name, document in documents.items():

@@ -225,3 +225,82 @@ def test_the_summary_line_names_each_count_and_the_unbacked_only_when_there_are_
     assert str(summary) == text
     unbacked = _claims.ClaimSummary("toy", 10, 1, 2, 3, 2, 1)
     assert str(unbacked) == text.replace("9 claims", "10 claims") + (", 1 without support or flag")
+
+
+def _stage_claim_problems(**fields: Any) -> list[Problem]:
+    """The problems of the first stage's claim (``stage-toy-source-1``) with ``fields`` set."""
+    stages = _data("stages")
+    stages[0]["claims"] = [{**stages[0]["claims"][0], **fields}]
+    document = changed_export(GOOD, stages=stages)
+    subject = f"{BASE_IRI}claim/stage-toy-source-1"
+    return [p for p in _claims.claim_problems(document) if p.subject == subject]
+
+
+TEXT = "The program as toy source code."
+SUBJECT = f"{BASE_IRI}claim/stage-toy-source-1"
+
+
+def test_a_claim_citing_an_unknown_citation_is_dangling() -> None:
+    problems = _stage_claim_problems(citations=["nowhere"], unsupported=False)
+    assert problems == [
+        Problem(
+            "violation",
+            "claim 'stage-toy-source-1' cites an unknown citation 'nowhere'",
+            subject=SUBJECT,
+            hint="declare cite:<id> as an ea:Citation, or fix the id",
+            code="dangling",
+        )
+    ]
+
+
+def test_a_claim_flagged_unsupported_but_cited_is_a_violation() -> None:
+    problems = _stage_claim_problems(citations=["nowhere"])
+    assert problems[1:] == [
+        Problem(
+            "violation",
+            "claim 'stage-toy-source-1' is flagged unsupported but is cited or observed",
+            subject=SUBJECT,
+            hint="remove ea:unsupported true, or the citations that do not support it",
+            code="unsupported-flag",
+        )
+    ]
+    # observed only, and flagged: the same (an observation is support)
+    observed = _stage_claim_problems(observedIn=["run#eager-x"])
+    assert [p.code for p in observed] == ["unsupported-flag"]
+
+
+@pytest.mark.parametrize(
+    ("note", "shown"), [(None, ""), ("no source says so", " (no source says so)")]
+)
+def test_a_flagged_claim_is_a_warning_with_its_note(note: str | None, shown: str) -> None:
+    fields = {} if note is None else {"note": note}
+    assert _stage_claim_problems(**fields) == [
+        Problem(
+            "warning",
+            f"unsupported claim 'stage-toy-source-1': {TEXT}{shown}",
+            subject=SUBJECT,
+            hint="find a source that supports it, or reword or remove it",
+            code="unsupported",
+        )
+    ]
+
+
+def test_a_claim_neither_backed_nor_flagged_is_a_violation() -> None:
+    assert _stage_claim_problems(unsupported=False) == [
+        Problem(
+            "violation",
+            f"claim 'stage-toy-source-1' has no support and is not flagged unsupported: {TEXT}",
+            subject=SUBJECT,
+            hint=(
+                "cite it (prov:wasDerivedFrom cite:<id>), name a witness observation "
+                "(ea:observedIn), or flag it ea:unsupported true with a skos:editorialNote "
+                "saying why"
+            ),
+            code="no-support",
+        )
+    ]
+
+
+def test_an_observation_backs_a_claim_and_is_not_checked_without_witness_records() -> None:
+    assert not GOOD.witnesses  # the mini has no witness records: nothing to check names against
+    assert _stage_claim_problems(unsupported=False, observedIn=["run#eager-x"]) == []
