@@ -5,7 +5,8 @@
 
 Sections: start-up (whole processes), warm ``atlas.path()``, warm SPARQL (pyoxigraph against
 rdflib with a prepared query), synthetic atlas sets (load time, peak memory, path query per atlas,
-``atlas check``) and the ``atlas serve`` load test. Nothing here asserts: it measures and reports.
+``atlas check``), the ``atlas serve`` load test, and the weight of the site's view pages (the
+HTML of each page that shows a path). Nothing here asserts: it measures and reports.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import resource
 import statistics
 import subprocess
@@ -462,6 +464,82 @@ def abuse_test(workers: int) -> list[Row]:
     ]
 
 
+PAGE_GOAL = 100_000  # bytes of HTML per view page (issue 20): "under 100 KB"
+
+
+def fmt_kb(size: int) -> str:
+    """A size in kB (1,000 bytes)."""
+    return f"{size / 1000:.1f} kB"
+
+
+def site_weight() -> list[Row]:
+    """The HTML of each view page of the site (``<atlas>/index.html`` and one per combination).
+
+    The site is built from the shipped export into a temporary folder; the CSS and script that
+    the pages share are not counted (they are cached once for all pages). One row per atlas with
+    paths: its interactive page (every view in one page), and the heaviest and lightest of its
+    static pages (one view each); then the reference pages, which have no goal.
+    """
+    from atlas.publish import site  # noqa: PLC0415
+    from atlas.publish.site._pages import Page  # noqa: PLC0415
+    from atlas.query.paths import load  # noqa: PLC0415
+
+    page = Page(load())
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="atlas-site-") as tmp:
+        out = Path(tmp) / "site"
+        report = site.build(out)
+        size = {name: (out / name).stat().st_size for name in report.weights}
+        for atlas in page.atlases:
+            views = page.views(atlas)
+            if not views:
+                continue
+            interactive = f"{atlas.id}/index.html"
+            static = sorted((size[f"{atlas.id}/{v.file}"], v.file) for v in views)
+            drawn = svg_bytes(out / interactive)
+            rows.append(
+                (
+                    f"site: {interactive} (all {len(views)} views)",
+                    f"{fmt_kb(size[interactive])} (drawings {fmt_kb(drawn)})",
+                    "< 100 kB",
+                    verdict(size[interactive] < PAGE_GOAL),
+                )
+            )
+            drawn = svg_bytes(out / atlas.id / static[-1][1])
+            rows.append(
+                (
+                    f"site: {atlas.id}/ one page per view ({len(views)} pages)",
+                    (
+                        f"{fmt_kb(static[0][0])} to {fmt_kb(static[-1][0])}"
+                        f" ({static[-1][1]}; drawings {fmt_kb(drawn)})"
+                    ),
+                    "< 100 kB each",
+                    verdict(static[-1][0] < PAGE_GOAL),
+                )
+            )
+        reference = {n: b for n, b in size.items() if n.rsplit("/", 1)[-1] in _REFERENCE_PAGES}
+        name = max(reference, key=reference.__getitem__)
+        rows.append(
+            (
+                f"site: reference pages ({len(reference)}), heaviest",
+                f"{fmt_kb(reference[name])} ({name})",
+                "",
+                "",
+            )
+        )
+        rows.append(("site: build (atlas site build)", fmt_time(report.seconds), "", ""))
+    return rows
+
+
+def svg_bytes(path: Path) -> int:
+    """The bytes of the inline SVG drawings of a page."""
+    text = path.read_text(encoding="utf-8")
+    return sum(len(m.encode()) for m in re.findall(r"<svg\b.*?</svg>", text, re.DOTALL))
+
+
+_REFERENCE_PAGES = frozenset({"stages.html", "steps.html", "sources.html"})
+
+
 def machine() -> str:
     """One line about the machine and the versions measured."""
     import rdflib  # noqa: PLC0415
@@ -504,7 +582,7 @@ def main() -> None:
     parser.add_argument("--load-workers", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=None, help="where to write the sets")
     parser.add_argument(
-        "--skip", default="", help="sections to skip: startup,warm,sparql,synthetic,serve"
+        "--skip", default="", help="sections to skip: startup,warm,sparql,synthetic,serve,site"
     )
     parser.add_argument("--child-load", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
@@ -536,6 +614,8 @@ def main() -> None:
     if "serve" not in skip:
         rows += load_test(args.load_clients, args.load_queries, args.load_workers)
         rows += abuse_test(args.load_workers)
+    if "site" not in skip:
+        rows += site_weight()
     print_table(rows)
     print(
         f"\n(run took {time.perf_counter() - started:.0f} s; load average now "

@@ -304,3 +304,80 @@ def test_a_claim_neither_backed_nor_flagged_is_a_violation() -> None:
 def test_an_observation_backs_a_claim_and_is_not_checked_without_witness_records() -> None:
     assert not GOOD.witnesses  # the mini has no witness records: nothing to check names against
     assert _stage_claim_problems(unsupported=False, observedIn=["run#eager-x"]) == []
+
+
+def _citation_problems(code: str, **records: Any) -> list[Problem]:
+    document = changed_export(GOOD, **records)
+    return [p for p in _claims.claim_problems(document) if p.code == code]
+
+
+def _cite(step: int, *citations: str) -> list[dict[str, Any]]:
+    steps = _data("steps")
+    steps[step]["claims"][0]["citations"] = list(citations)
+    return steps
+
+
+def test_a_citation_cited_by_two_claims_is_shared() -> None:
+    steps = _cite(1, "guide-one-at-a-time", "guide-interpreter-step")
+    assert _citation_problems("shared-citation", steps=steps) == [
+        Problem(
+            "violation",
+            "citation 'guide-interpreter-step' is cited by 2 claims "
+            "(step-toy-interpreter-runs-on-cpu-1, step-toy-source-runs-in-interpreter-1); "
+            "its rating judges one pair",
+            subject=f"{BASE_IRI}citation/guide-interpreter-step",
+            hint="copy the citation under a new id for each further claim, rated for it",
+            code="shared-citation",
+        )
+    ]
+
+
+def test_a_citation_no_claim_cites_is_unused_unless_retired() -> None:
+    steps = _cite(1)
+    unused = Problem(
+        "violation",
+        "citation 'guide-one-at-a-time' supports no claim",
+        subject=f"{BASE_IRI}citation/guide-one-at-a-time",
+        hint="cite it from the claim it supports (prov:wasDerivedFrom), or remove it",
+        code="unused-citation",
+    )
+    assert _citation_problems("unused-citation", steps=steps) == [unused]
+    citations = _data("citations")
+    citations[3]["deprecated"] = True
+    assert citations[3]["id"] == "guide-one-at-a-time"
+    document = changed_export(GOOD, steps=steps, citations=citations)
+    uses = {"unused-citation", "retired-citation", "shared-citation"}
+    assert [p for p in _claims.claim_problems(document) if p.code in uses] == []
+
+
+def test_a_retired_citation_still_cited_is_a_violation_naming_the_claims() -> None:
+    citations = _data("citations")
+    citations[2]["deprecated"] = True
+    steps = _cite(1, "guide-one-at-a-time", "guide-interpreter-step")
+    assert _citation_problems("retired-citation", steps=steps, citations=citations) == [
+        Problem(
+            "violation",
+            "citation 'guide-interpreter-step' is retired (owl:deprecated) but claims still cite "
+            "it: step-toy-interpreter-runs-on-cpu-1, step-toy-source-runs-in-interpreter-1",
+            subject=f"{BASE_IRI}citation/guide-interpreter-step",
+            hint="cite a live citation, or take the retirement back",
+            code="retired-citation",
+        )
+    ]
+    # retired: not also reported as shared
+    assert _citation_problems("shared-citation", steps=steps, citations=citations) == []
+
+
+def test_a_partial_rating_without_a_note_is_a_violation() -> None:
+    citations = _data("citations")
+    del citations[3]["supportNote"]
+    assert _citation_problems("partial-without-note", citations=citations) == [
+        Problem(
+            "violation",
+            "citation 'guide-one-at-a-time' is rated partial without a note of what it leaves out",
+            subject=f"{BASE_IRI}citation/guide-one-at-a-time",
+            hint='add ea:supportNote "what the quote does not support"',
+            code="partial-without-note",
+        )
+    ]
+    assert _citation_problems("partial-without-note") == []

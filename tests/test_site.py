@@ -20,7 +20,7 @@ import pytest
 
 from atlas import cli
 from atlas.data import export
-from atlas.models import AtlasDocument
+from atlas.models import AtlasDocument, ExecutionPath
 from atlas.models._raw import Versions
 from atlas.models._witness import Excerpt, ModeWitness, StepObservation, WitnessRecord
 from atlas.query._index import Index
@@ -159,6 +159,7 @@ def test_build_writes_an_index_a_full_graph_and_a_page_per_atlas_and_combination
     out, document, report = built
     paths = Index(document).all_paths("toy")
     expected = {"index.html", "graph.html", "toy/index.html"}
+    expected |= {"toy/stages.html", "toy/steps.html", "toy/sources.html"}  # the reference
     expected |= {f"toy/{p.selection[0].name}-{p.selection[1].name}.html" for p in paths}
     assert {p.relative_to(out).as_posix() for p in pages(out)} == expected
     assert set(report.weights) == expected
@@ -183,9 +184,11 @@ def test_every_text_from_the_data_is_escaped(built) -> None:
         assert "<img" not in html, page
         assert "<marquee" not in html, page
         assert "<i>toy" not in html, page
-        # Our own scripts only: the data blob and site.js on the interactive page.
+        # Our own scripts only: the data blob and site.js on the interactive page, site.js on
+        # the full graph (its drawing zooms).
+        interactive = page.name == "index.html" and page.parent.name == "toy"
         assert len(re.findall(r"<script\b", html)) == (
-            2 if page.name == "index.html" and page.parent.name == "toy" else 0
+            2 if interactive else 1 if page.name == "graph.html" else 0
         )
     atlas_page = (out / "toy" / "index.html").read_text()
     assert (
@@ -209,30 +212,38 @@ def test_the_atlas_page_has_labelled_controls_a_summary_and_every_section(built)
         r'<label class="choice"><input type="radio" name="(\w+)" value="([\w-]+)"', html
     )
     assert radios == [("mode", "fast"), ("mode", "slow"), ("device", "x"), ("device", "y")]
-    first = Index(document).all_paths("toy")[0]
+    first = default_path(document)  # the path that shows the most
     assert f'<p id="summary" class="summary" role="status">Showing {first.summary}.</p>' in html
     for heading in (
         "The selected path, step by step",
         "Where Python ends",
-        "Every stage",
-        "Every step",
         "What this does not show",
         "How this page is checked",
+        "More execution paths",
     ):
         assert f">{heading}</h2>" in html, heading
-    assert 'role="img" aria-labelledby="drawing-toy-title drawing-toy-desc"' in html
+    for page, name in (("stages.html", "Every stage"), ("steps.html", "Every step")):
+        assert f'<a href="{page}">{name}</a>' in html  # the reference has pages of its own
+        assert f">{name}</h1>" in (out / "toy" / page).read_text()
+    # a group, not an image: its boxes and arrows are links
+    assert 'role="group" aria-labelledby="drawing-toy-title drawing-toy-desc"' in html
     assert "CC BY 4.0" in html
     assert document.attribution in html
     assert "partial support" in html
 
 
-def test_each_step_has_a_prefilled_report_link(built) -> None:
+def test_each_step_has_a_prefilled_report_link(built, tmp_path: Path) -> None:
     out, document, _ = built
-    html = (out / "toy" / "index.html").read_text()
-    links = re.findall(r'<a class="report" href="(mailto:[^"]+)"', html)
+    # the hostile document names no issue tracker: no link to report, and no mailto: either
+    for page in pages(out):
+        assert 'class="report"' not in page.read_text()
+        assert "mailto:" not in page.read_text()
+    site.build(tmp_path, document, issues_url="https://example.org/toy/issues")
+    html = (tmp_path / "toy" / "steps.html").read_text()
+    links = re.findall(r'<a class="report" href="([^"]+)"', html)
     assert len(links) == len(document.steps)
     for step, link in zip(document.steps, links, strict=True):
-        assert f"step%20{step.id}" in link
+        assert link.startswith(f"https://example.org/toy/issues/new?title=Step%20{step.id}&amp;")
         assert "better%20source" in link
 
 
@@ -241,6 +252,7 @@ def test_the_drawing_marks_every_combination_and_highlights_the_first(built) -> 
     html = (out / "toy" / "index.html").read_text()
     paths = Index(document).all_paths("toy")
     slugs = [f"{p.selection[0].name}-{p.selection[1].name}" for p in paths]
+    shown = slugs[paths.index(default_path(document))]  # the page opens on it
     for step in document.steps:
         classes = re.search(rf'<g id="g-step-{step.id}" class="([^"]*)"', html)
         assert classes, step.id
@@ -249,7 +261,7 @@ def test_the_drawing_marks_every_combination_and_highlights_the_first(built) -> 
             slug for slug, p in zip(slugs, paths, strict=True) if step.id in {j.id for j in p.steps}
         }
         assert {t.removeprefix("on-") for t in tokens if t.startswith("on-")} == on
-        assert ("is-on" in tokens) == (slugs[0] in on)
+        assert ("is-on" in tokens) == (shown in on)
 
 
 def test_pages_without_javascript_show_their_combination(built) -> None:
@@ -299,9 +311,11 @@ def test_an_atlas_without_dimensions_gets_a_page_without_selector(tmp_path: Path
     assert "Every step" in html
 
 
-def step_blocks(html: str) -> dict[str, str]:
-    """Step id -> its markup, for the step list and for the rows of the 'Every step' table."""
-    journey = html[html.index('<ol class="journey"') : html.index("</ol>", html.index("journey"))]
+def step_blocks(html: str, steps_page: str) -> dict[str, str]:
+    """Step id -> its markup, in the step list of a view page (``journey:<id>``) and in the
+    cards of the page of every step (``table:<id>``)."""
+    start = html.index('<ol class="journey"')
+    journey = html[start : html.index("</ol>\n</div>", start)]
     blocks = {
         f"journey:{m.group(1)}": m.group(2)
         for m in re.finditer(
@@ -310,12 +324,21 @@ def step_blocks(html: str) -> dict[str, str]:
     }
     blocks |= {
         f"table:{m.group(1)}": m.group(2)
-        for m in re.finditer(r'<tr id="step-([^"]+)">(.*?)</tr>', html, re.DOTALL)
+        for m in re.finditer(
+            r'<article class="card" id="step-([^"]+)">(.*?)</article>', steps_page, re.DOTALL
+        )
     }
     return blocks
 
 
+def default_path(document: AtlasDocument) -> ExecutionPath:
+    """The path the interactive page opens on: the most steps, then stages, the first on a tie."""
+    paths = Index(document).all_paths("toy")
+    return max(paths, key=lambda p: (len(p.steps), len(p.stages), -paths.index(p)))
+
+
 OBSERVED = re.compile(r"(?<!not )observed on ")
+REFERENCE_PAGES = {"stages.html", "steps.html", "sources.html"}
 
 
 def test_witness_notes_appear_only_beside_the_steps_a_run_showed(built) -> None:
@@ -324,8 +347,10 @@ def test_witness_notes_appear_only_beside_the_steps_a_run_showed(built) -> None:
         "Chip &lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;"
     )
     torch = "9.9.9+&lt;s&gt;toy&lt;/s&gt;"
-    for page in (out / "toy").glob("*.html"):
-        blocks = step_blocks(page.read_text())
+    steps_page = (out / "toy" / "steps.html").read_text()
+    views = [p for p in (out / "toy").glob("*.html") if p.name not in REFERENCE_PAGES]
+    for page in views:
+        blocks = step_blocks(page.read_text(), steps_page)
         assert blocks, page
         for key, block in blocks.items():
             step = key.split(":", 1)[1]
@@ -335,35 +360,44 @@ def test_witness_notes_appear_only_beside_the_steps_a_run_showed(built) -> None:
             )
             assert ("not observed on" in block) == (step == "toy-interp-fast"), (page, key)
             assert ("not checked on" in block) == (step == "toy-slow-chip"), (page, key)
+        # a view page says in one line what the runs showed, and links to the evidence
+        if "journey:toy-src-interp" in blocks:
+            brief = blocks["journey:toy-src-interp"]
+            assert f'href="steps.html#step-toy-src-interp-runs">observed on {device}</a>' in brief
+            assert "kernel ran" not in brief
         html = page.read_text()
-        sentence = (
-            f"observed on {device} with torch {torch} on"
-            ' <time datetime="2026-12-02">2026-12-02</time>'
-        )
-        if "toy-src-interp" in {k.split(":", 1)[1] for k in blocks if k.startswith("journey")}:
-            assert sentence in blocks["journey:toy-src-interp"]
-        assert sentence in blocks["table:toy-src-interp"]
-        src = blocks["table:toy-src-interp"]
-        assert "eager and torch-compile runs" in src  # one note for the record, both its modes
-        assert "kernel ran &lt;script&gt;alert" in src
-        assert src.count("kernel ran") == 1  # the same excerpt of two modes, once
-        assert "in k/&lt;i&gt;one&lt;/i&gt;.py" in src
-        assert "no fast call &lt;script&gt;" in blocks["table:toy-interp-fast"]
-        assert "compile failed" in blocks["table:toy-slow-chip"]
-        assert "toy-ghost" not in {k.split(":", 1)[1] for k in blocks}
-        # The record is listed with its device, versions, date and duration; the step it saw
-        # that the atlas does not document is named.
-        checked = html[html.index('id="checked"') :]
-        row = re.search(r'<tr id="witness-toy-x-20261202-170221">(.*?)</tr>', checked, re.DOTALL)
-        assert row, page
-        assert device in row.group(1)
-        assert f"torch {torch}" in row.group(1)
-        assert "Triton 3.6.0" in row.group(1)
-        assert ">2026-12-02</time>" in row.group(1)
-        assert "7.2 s" in row.group(1)
-        assert "2 of the 6 steps" in row.group(1)
-        assert "<code>toy-ghost</code>" in row.group(1)
-        assert "4 &lt;u&gt;cores&lt;/u&gt;" in row.group(1)
+        assert "<u>" not in html
+        assert "<s>toy" not in html
+    # the page of every step has each run's evidence
+    blocks = step_blocks(views[0].read_text(), steps_page)
+    sentence = (
+        f'observed on {device} with torch {torch} on <time datetime="2026-12-02">2026-12-02</time>'
+    )
+    src = blocks["table:toy-src-interp"]
+    assert sentence in src
+    assert 'id="step-toy-src-interp-runs"' in src
+    assert "eager and torch-compile runs" in src  # one note for the record, both its modes
+    assert "kernel ran &lt;script&gt;alert" in src
+    assert src.count("kernel ran") == 1  # the same excerpt of two modes, once
+    assert "in k/&lt;i&gt;one&lt;/i&gt;.py" in src
+    assert "no fast call &lt;script&gt;" in blocks["table:toy-interp-fast"]
+    assert "compile failed" in blocks["table:toy-slow-chip"]
+    assert "toy-ghost" not in {k.split(":", 1)[1] for k in blocks}
+    # The record is listed with its device, versions, date and duration; the step it saw
+    # that the atlas does not document is named.
+    html = (out / "toy" / "sources.html").read_text()
+    row = re.search(r'<tr id="witness-toy-x-20261202-170221">(.*?)</tr>', html, re.DOTALL)
+    assert row
+    assert device in row.group(1)
+    assert f"torch {torch}" in row.group(1)
+    assert "Triton 3.6.0" in row.group(1)
+    assert ">2026-12-02</time>" in row.group(1)
+    assert "7.2 s" in row.group(1)
+    assert "2 of the 6 steps" in row.group(1)
+    assert "<code>toy-ghost</code>" in row.group(1)
+    assert "4 &lt;u&gt;cores&lt;/u&gt;" in row.group(1)
+    for page in pages(out):
+        html = page.read_text()
         assert "<u>" not in html
         assert "<s>toy" not in html
         assert "<em>tiny" not in html
@@ -371,9 +405,10 @@ def test_witness_notes_appear_only_beside_the_steps_a_run_showed(built) -> None:
 
 def test_pages_without_witness_records_have_no_witness_notes(tmp_path: Path) -> None:
     site.build(tmp_path, tiny_document())
-    html = (tmp_path / "toy" / "index.html").read_text()
-    assert 'class="witness"' not in html
-    assert 'id="witnesses"' not in html
+    for page in (tmp_path / "toy").glob("*.html"):
+        html = page.read_text()
+        assert 'class="witness' not in html, page
+        assert 'id="witnesses"' not in html, page
 
 
 def test_a_missing_graphviz_is_a_clear_error(
@@ -398,22 +433,24 @@ def test_the_shipped_site_stays_under_the_page_weight_limit(shipped) -> None:
 
 def test_the_shipped_pytorch_page_shows_what_the_witness_runs_observed(shipped) -> None:
     out, _ = shipped
-    gpu = "observed on NVIDIA H200 with torch "
+    steps_page = (out / "pytorch" / "steps.html").read_text()
     for name in ("index.html", "torch-compile-nvidia-gpu.html"):
-        blocks = step_blocks((out / "pytorch" / name).read_text())
-        for where in ("journey", "table"):
-            triton = blocks[f"{where}:pytorch-inductor-generates-triton"]
-            assert gpu in triton, (name, where)
-            assert "triton_per_fused" in triton  # the evidence excerpt
-            assert gpu in blocks[f"{where}:pytorch-triton-kernels-compiled-by-triton"]
-    blocks = step_blocks((out / "pytorch" / "index.html").read_text())
+        blocks = step_blocks((out / "pytorch" / name).read_text(), steps_page)
+        for step in (
+            "pytorch-inductor-generates-triton",
+            "pytorch-triton-kernels-compiled-by-triton",
+        ):
+            assert "observed on NVIDIA H200" in blocks[f"journey:{step}"], (name, step)
+            assert "observed on NVIDIA H200 with torch " in blocks[f"table:{step}"], step
+        assert "triton_per_fused" in blocks["table:pytorch-inductor-generates-triton"]  # evidence
     cpp = blocks["table:pytorch-inductor-generates-cpp-openmp"]
     assert "observed on AMD EPYC with torch " in cpp
     assert "NVIDIA H200" not in cpp
-    html = (out / "pytorch" / "index.html").read_text()
+    html = (out / "pytorch" / "sources.html").read_text()
     assert 'id="witness-pytorch-nvidia-gpu-20261202-170221"' in html
     assert "Triton 3.6.0" in html
-    assert 'id="witness-' not in (out / "llamacpp" / "index.html").read_text()
+    for page in (out / "llamacpp").glob("*.html"):
+        assert 'id="witness-' not in page.read_text()
 
 
 def internal_links(out: Path, page: Path) -> list[tuple[Path, str]]:
@@ -453,6 +490,9 @@ def test_stage_cards_link_to_their_technology_and_to_other_atlases(shipped) -> N
         html = (out / atlas.id / "index.html").read_text()
         for other in document.atlases:  # the atlas pages link to each other
             assert f'href="../{other.id}/index.html"' in html
+        if not atlas.dimensions:
+            continue
+        html = (out / atlas.id / "stages.html").read_text()  # the stages have a page
         for stage in document.stages:
             if atlas.id not in stage.atlases:
                 continue
@@ -464,9 +504,9 @@ def test_stage_cards_link_to_their_technology_and_to_other_atlases(shipped) -> N
                 link = f'href="../technologies/index.html#technology-{stage.technology}"'
                 assert link in card.group(1), (atlas.id, stage.id)
             for other in set(stage.atlases) - {atlas.id}:
-                assert f'href="../{other}/index.html#stage-{stage.id}"' in card.group(1)
+                assert f'href="../{other}/stages.html#stage-{stage.id}"' in card.group(1)
     # and each technology's entry links back to its stages
-    assert 'href="../pytorch/index.html#stage-triton-compiler"' in tech_page
+    assert 'href="../pytorch/stages.html#stage-triton-compiler"' in tech_page
 
 
 def test_the_full_graph_shows_how_the_atlases_connect(shipped) -> None:
@@ -482,7 +522,7 @@ def test_the_full_graph_shows_how_the_atlases_connect(shipped) -> None:
         row = re.search(rf'<tr id="shared-{stage}">(.*?)</tr>', section, re.DOTALL)
         assert row, stage
         for atlas in ("pytorch", "llamacpp"):
-            assert f'href="{atlas}/index.html#stage-{stage}"' in row.group(1)
+            assert f'href="{atlas}/stages.html#stage-{stage}"' in row.group(1)
     assert len(re.findall(r'class="[^"]*\bstage\b[^"]*\bshared\b', svg)) == len(
         re.findall(r'<tr id="shared-', section)
     )
@@ -496,7 +536,7 @@ def test_cli_builds_from_an_export_file(tmp_path: Path, capsys: pytest.CaptureFi
     code = cli.main(["site", "build", str(tmp_path / "out"), "--export", str(source)])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert re.match(r"wrote 7 pages to .* in \d+\.\d\d s; heaviest: toy/index\.html", out)
+    assert re.match(r"wrote 10 pages to .* in \d+\.\d\d s; heaviest: toy/index\.html", out)
     assert (tmp_path / "out" / "toy" / "index.html").is_file()
 
 
@@ -583,6 +623,7 @@ def test_colours_have_enough_contrast(scheme: str) -> None:
         ("warn-fg", "panel"),
         ("muted", "warn-bg"),
         ("accent", "warn-bg"),
+        ("bad-fg", "bad-bg"),  # the "unsupported" badge
     ]
     for fore, back in text_pairs:
         assert contrast(colours[fore], colours[back]) >= 4.5, (scheme, fore, back)

@@ -157,7 +157,8 @@ def check_view(page: Any, path: ExecutionPath) -> None:
     assert highlighted(page, "step") == {j.id for j in path.steps}
     assert highlighted(page, "stage") == {s.id for s in path.stages}
     assert shown_steps(page) == [j.id for j in path.steps]
-    assert page.locator("section.view:not([hidden])").count() == 1
+    assert page.locator("#python .python-part:not([hidden])").count() == 1  # its mode's words
+    assert page.locator("#python p.python-ends:not([hidden])").count() == 1
     checked = page.locator("#selector input:checked").evaluate_all("xs => xs.map(x => x.value)")
     assert checked == [*(c.name for c in path.selection), branch(path)]
 
@@ -178,7 +179,7 @@ def test_each_combination_from_its_url(open_page: Any, base_url: str, path: Exec
 def test_choosing_with_the_keyboard_only(open_page: Any, base_url: str) -> None:
     page = open_page().page
     page.goto(f"{base_url}pytorch/index.html")
-    check_view(page, PATHS[0])
+    check_view(page, PATHS[3])  # the page opens on torch.compile on an NVIDIA GPU
     for _ in range(40):
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.name") == "mode":
@@ -187,7 +188,7 @@ def test_choosing_with_the_keyboard_only(open_page: Any, base_url: str) -> None:
         pytest.fail("Tab never reached the mode selector")
     label = page.locator("label.choice:has(input:focus)")
     assert label.evaluate("l => getComputedStyle(l).outlineStyle") != "none"  # focus is visible
-    target = PATHS[3]  # torch.compile on an NVIDIA GPU
+    target = PATHS[0]  # eager mode on a CPU: the arrow keys wrap round to the first value
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.name") == "device"
@@ -217,7 +218,7 @@ def test_a_fragment_may_name_values_by_label(open_page: Any, base_url: str) -> N
 def test_every_combination_is_readable_without_javascript(open_page: Any, base_url: str) -> None:
     page = open_page(java_script_enabled=False).page
     page.goto(f"{base_url}pytorch/index.html#{fragment(PATHS[-1])}")
-    assert page.locator("#summary").inner_text() == f"Showing {PATHS[0].summary}."
+    assert page.locator("#summary").inner_text() == f"Showing {PATHS[3].summary}."
     assert page.locator("#selector").is_hidden()
     links = page.locator("noscript a, .choose a")
     assert links.count() == len(PATHS)
@@ -247,7 +248,7 @@ def test_phone_width_and_dark_scheme(open_page: Any, base_url: str) -> None:
     assert width <= PHONE["width"], "the page scrolls sideways on a phone"
     phone.locator("#selector").scroll_into_view_if_needed()
     phone.screenshot(path=str(ARTIFACTS / "pytorch-phone.png"))
-    phone.locator("#steps").scroll_into_view_if_needed()
+    phone.locator("#journey").scroll_into_view_if_needed()
     phone.screenshot(path=str(ARTIFACTS / "pytorch-phone-steps.png"))
     dark = open_page(color_scheme="dark").page
     dark.goto(f"{base_url}pytorch/index.html#{fragment(PATHS[2])}")

@@ -41,7 +41,7 @@ def add_parsers(sub: Any) -> None:
         metavar="DIR",
         type=folder,
         help="export the Turtle files and witness records of this folder (a checkout's dataset/)"
-        " and write atlas.json and paths.json beside them",
+        " and write atlas.json, paths.json and the site's layouts.json (with Graphviz) beside them",
     )
     cmd.add_argument(
         "--output",
@@ -200,7 +200,25 @@ def _cmd_export(args: argparse.Namespace) -> int:
         ),
         file=sys.stderr,
     )
+    if dataset is not None and not args.output:
+        _write_layouts(document, dataset)
     return 0
+
+
+def _write_layouts(document: Any, folder: Path) -> None:
+    """Lay out the site's drawings beside the export, so that the site builds without Graphviz.
+
+    Without a working Graphviz this is a warning: the export is written, and a site built from
+    it lays out again the drawings whose data changed (with ``dot``, where it is installed).
+    """
+    from atlas.publish.site import LayoutError, write_layouts  # noqa: PLC0415
+
+    try:
+        written = write_layouts(document, folder)
+    except LayoutError as error:
+        print(f"atlas export: warning: {one_line(str(error))}", file=sys.stderr)
+        return
+    print(printable(f"wrote {written}: the layouts of the site's drawings"), file=sys.stderr)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from atlas.cli._args import STDIO, add_command, file, folder, port, read_input, require_extra
-from atlas.cli._output import printable
+from atlas.cli._output import printable, quoted
 
 TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
 if TYPE_CHECKING:
@@ -45,6 +45,13 @@ def add_parsers(sub: Any) -> None:
         type=file,
         help="build from this JSON export ('-': standard input; default: the shipped one)",
     )
+    site_cmd.add_argument(
+        "--issues-url",
+        metavar="URL",
+        type=_issues_url,
+        help="the issue tracker that 'Report a problem' opens a new issue on, at URL/new"
+        " (default: the one in the dataset's metadata, dcat:contactPoint)",
+    )
     site_cmd.set_defaults(handler=_cmd_site_build)
     text = "serve a built site on 127.0.0.1 with Python's http.server"
     site_cmd = site_sub.add_parser("serve", help=text, description=text)
@@ -53,6 +60,19 @@ def add_parsers(sub: Any) -> None:
         "--dir", default="site", type=folder, help="the built site (default: ./site)"
     )
     site_cmd.set_defaults(handler=_cmd_site_serve)
+
+
+def _issues_url(text: str) -> str:
+    """An https URL without a query or fragment (checked again by the build)."""
+    import argparse  # noqa: PLC0415
+    import re  # noqa: PLC0415
+
+    if not re.fullmatch(r"https://[^\s/?#@]+(/[^\s?#]*)?", text):
+        raise argparse.ArgumentTypeError(
+            f"not an https:// URL without '?' or '#': {quoted(text)}"
+            " (e.g. https://github.com/OWNER/REPO/issues)"
+        )
+    return text
 
 
 def _cmd_site_build(args: argparse.Namespace) -> int:
@@ -66,7 +86,7 @@ def _cmd_site_build(args: argparse.Namespace) -> int:
         content = read_input(args.export, "the export", MAX_EXPORT_BYTES)
         name = "<stdin>" if args.export == STDIO else args.export
         document = build.read(Path(name), content=content)
-    report = site.build(Path(args.outdir), document)
+    report = site.build(Path(args.outdir), document, issues_url=args.issues_url)
     page, weight = report.heaviest
     print(
         printable(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "dataset_dir",
     "export_file",
+    "layout_file",
     "path_table_file",
     "schema_dir",
     "shipped_turtle",
@@ -58,6 +59,11 @@ def export_file() -> Traversable:
 def path_table_file() -> Traversable:
     """The table of printed paths made with the export (see :mod:`atlas.query._pathtable`)."""
     return dataset_dir() / "paths.json"
+
+
+def layout_file() -> Traversable:
+    """The layouts of the site's drawings, made with the export (see ``atlas.publish.site``)."""
+    return dataset_dir() / "layouts.json"
 
 
 def turtle_files() -> list[Traversable]:

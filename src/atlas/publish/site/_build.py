@@ -1,8 +1,7 @@
 """Write the explainer site for one :class:`~atlas.models.AtlasDocument` (the JSON export).
 
-Pages: ``index.html`` (every atlas), ``graph.html`` (the full graph), and per atlas
-``<atlas>/index.html`` (every combination of its dimensions, switched by ``site.js``) plus one
-static page per combination, ``<atlas>/<combination>.html``, readable with JavaScript off.
+The pages are rendered by :mod:`atlas.publish.site._render` (an index, the full graph, and per
+atlas its views and reference pages); here they are written and put in place.
 
 The output folder is the build's alone: the site is written into a hidden sibling folder
 (``.<name>.building-<random>``) and swapped in once whole, so that the folder holds the old site
@@ -22,25 +21,18 @@ import shutil
 import stat
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atlas.data import _atomic, export
-from atlas.publish.site._pages import Page
-from atlas.publish.site._views import SiteError, View, css_token, groups, journey
+from atlas.data import _atomic
+from atlas.publish.site._render import STATIC_FILES, environment, site_files
+from atlas.publish.site._views import SiteError, tracker
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from atlas.models import AtlasDocument
-    from atlas.publish.site._graph import Drawing
 
 __all__ = ["BuildReport", "build"]
-
-STATIC_FILES = ("site.css", "site.js")
 MARKER = ".atlas-site"  # every build writes it: the folder may be replaced as a whole
 _MARKER_TEXT = (
     "Written by 'atlas site build' (Execution Atlas); the next build replaces this folder.\n"
@@ -68,26 +60,13 @@ class BuildReport:
         return max(self.weights.items(), key=lambda item: (item[1], item[0]))
 
 
-def _environment() -> Any:
-    try:
-        import jinja2  # noqa: PLC0415 - an optional extra
-    except ImportError:
-        raise SiteError("the site needs Jinja2: pip install 'execution-atlas[site]'") from None
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("atlas.publish.site", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["token"] = css_token
-    # a check time is shown as its day (pav:retrievedOn is a date-time, midnight UTC here)
-    env.filters["date"] = lambda moment: getattr(moment, "date", lambda: moment)().isoformat()
-    return env
-
-
-def build(outdir: Path, document: AtlasDocument | None = None) -> BuildReport:
+def build(
+    outdir: Path, document: AtlasDocument | None = None, *, issues_url: str | None = None
+) -> BuildReport:
     """Write the whole site for ``document`` (default: the shipped export) as ``outdir``.
+
+    Each stage and step links to a new issue about it on ``issues_url`` (default: the issue
+    tracker that the dataset's metadata names; without one, no such links).
 
     ``outdir`` becomes wholly the build's output: it must be new, empty, or a site that an
     earlier build wrote (marked by a ``.atlas-site`` file). The site is written into a hidden
@@ -96,17 +75,20 @@ def build(outdir: Path, document: AtlasDocument | None = None) -> BuildReport:
 
     Raises:
         SiteError: ``outdir`` is not a folder, holds other files, is a mount point, or holds
-            the current folder; Jinja2 is not installed; or the data cannot be shown.
-        LayoutError: Graphviz ``dot`` is missing or fails.
+            the current folder; ``issues_url`` is not an https URL; Jinja2 is not installed;
+            or the data cannot be shown.
+        LayoutError: a drawing has no shipped layout made from this data (``layouts.json``),
+            and Graphviz ``dot`` is missing or fails; nothing is written.
     """
     start = time.perf_counter()
     outdir = Path(outdir)
+    tracker(issues_url)  # checked before anything is written
     target = _target(outdir)
     if document is None:
         from atlas.query.paths import load  # noqa: PLC0415
 
         document = load()
-    env = _environment()
+    env = environment()
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(target)
     # SIGTERM, SIGHUP and SIGINT unwind the build, removing its folder, then act as they would
@@ -116,7 +98,9 @@ def build(outdir: Path, document: AtlasDocument | None = None) -> BuildReport:
         try:
             signals.release()
             written = [_write(folder, MARKER, _MARKER_TEXT)]
-            written += [_write(folder, name, text) for name, text in _files(document, env)]
+            written += [
+                _write(folder, name, text) for name, text in site_files(document, env, issues_url)
+            ]
             weights = _weights(folder, written)
             _sync_folders(folder, written)
             _check_replaceable(target, outdir)
@@ -133,68 +117,6 @@ def build(outdir: Path, document: AtlasDocument | None = None) -> BuildReport:
     return BuildReport(outdir, files, weights, time.perf_counter() - start)
 
 
-def _files(document: AtlasDocument, env: Any) -> Iterator[tuple[str, str]]:
-    """Each file of the site: its path relative to the site's folder, and its text."""
-    page = Page(document)
-    static = resources.files("atlas.publish.site") / "static"
-    for name in STATIC_FILES:
-        yield name, (static / name).read_text(encoding="utf-8")
-    yield page.download, export.dumps(document)
-
-    common = {"site": page, "doc": document, "kind_css": page.kind_css()}
-    template, reference = env.get_template("atlas.html"), env.get_template("_reference.html")
-    markup = env.filters["safe"]
-    all_views = {atlas.id: page.views(atlas) for atlas in page.atlases}
-    drawings = _drawings(page, all_views)
-    for atlas in page.atlases:
-        views = all_views[atlas.id]
-        context = {
-            **common,
-            "root": "../",
-            "atlas": atlas,
-            "views": views,
-            "stages": page.stages_of(atlas),
-            "steps": page.steps_of(atlas),
-            "relations": page.relations_of(atlas),
-            "drawing": drawings[atlas.id],
-        }
-        # The reference sections are the same on every page of an atlas: render them once.
-        context["reference"] = markup(reference.render(**context))
-        yield (
-            f"{atlas.id}/index.html",
-            template.render(
-                **context,
-                shown=views,
-                groups=groups(views),
-                journey=journey(views),
-                interactive=True,
-            ),
-        )
-        for view in views:
-            yield (
-                f"{atlas.id}/{view.file}",
-                template.render(
-                    **context,
-                    shown=[view],
-                    groups=groups([view]),
-                    journey=journey([view]),
-                    interactive=False,
-                ),
-            )
-    yield (
-        "graph.html",
-        env.get_template("graph.html").render(
-            **common,
-            root="",
-            stages=page.stages_of(),
-            steps=page.steps_of(),
-            shared=page.shared_stages(),
-            drawing=drawings[""],
-        ),
-    )
-    yield "index.html", env.get_template("index.html").render(**common, root="")
-
-
 def _write(folder: Path, name: str, text: str) -> str:
     """Write one file of the site into ``folder``, on disk before the swap; return ``name``."""
     if name.endswith(".html"):
@@ -206,17 +128,6 @@ def _write(folder: Path, name: str, text: str) -> str:
         handle.flush()
         os.fsync(handle.fileno())  # else a crash after the swap could leave it empty
     return name
-
-
-def _drawings(page: Page, views: dict[str, list[View]]) -> dict[str, Drawing]:
-    """The drawing of each atlas and of everything (key ``""``), laid out by ``dot`` in parallel."""
-    atlases = {a.id: a for a in page.atlases}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        futures = {
-            key: pool.submit(page.drawing, atlases.get(key), views.get(key, ()))
-            for key in [*atlases, ""]
-        }
-        return {key: future.result() for key, future in futures.items()}
 
 
 def _weights(folder: Path, written: list[str]) -> dict[str, int]:

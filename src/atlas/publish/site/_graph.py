@@ -1,72 +1,30 @@
-"""The drawing of an atlas: a DOT description laid out by Graphviz ``dot`` into inline SVG.
+"""The drawing of an atlas as inline SVG: boxes and arrows placed by a shipped layout.
 
-The layout is Graphviz's; this module only writes the DOT text, runs ``dot -Tsvg`` and tidies
-the result so that pages can inline it: ids and classes on every stage and step (so that CSS
-and the page script can highlight one path), a title and a description, no fixed size.
+:class:`Drawing` joins what is drawn (:class:`Node` and :class:`Edge`: texts, classes, links and
+tooltips) with where (:class:`~atlas.publish.site._layout.Layout`) and writes SVG that pages
+inline: ids and classes on every stage and step (so that CSS and the page script can highlight
+one path), each box a link to its stage's card and each arrow to its step, each arrow of the
+selected path numbered like the steps, a title and a description, no fixed size.
 """
 
 from __future__ import annotations
 
-import copy
-import re
-import shutil
-import subprocess
 import textwrap
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from atlas.errors import AtlasError
+from atlas.publish.site._layout import PYTHON_ZONE, Layout, Point, Shape, Wire
 
-__all__ = ["Drawing", "Edge", "LayoutError", "Node", "dot_source", "draw", "layout"]
+if TYPE_CHECKING:
+    from atlas.publish.site._views import View
+
+__all__ = ["Drawing", "Edge", "Node", "PathDrawing", "wrap"]
 
 SVG_NS = "http://www.w3.org/2000/svg"
-FONT = "DejaVu Sans"
-PYTHON_ZONE = "runs in the Python interpreter"
-TIMEOUT_S = 30
-
-
-class LayoutError(AtlasError, RuntimeError):
-    """Graphviz ``dot`` is missing or failed to lay out a drawing."""
-
-
-@dataclass(frozen=True)
-class Node:
-    """A stage as drawn: its id, its lines of text and its CSS classes."""
-
-    id: str
-    lines: tuple[str, ...]
-    classes: tuple[str, ...]
-    tooltip: str
-    python: bool = False  # drawn inside the box of stages that the Python interpreter runs
-    element: str = "stage"  # the SVG element's id is "g-<element>-<id>"
-
-
-@dataclass(frozen=True)
-class Edge:
-    """A step as drawn: from, to, its label and its CSS classes."""
-
-    id: str
-    tail: str
-    head: str
-    label: str
-    classes: tuple[str, ...]
-    tooltip: str
-    element: str = "step"  # the SVG element's id is "g-<element>-<id>"
-
-
-def _quote(text: str) -> str:
-    r"""A DOT double-quoted string whose label escapes are neutralised.
-
-    >>> _quote('say "hi" \\N')
-    '"say \\"hi\\" \\\\N"'
-    """
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _label(lines: Iterable[str]) -> str:
-    """Lines joined by DOT's centred line break; every line escaped."""
-    return '"' + "\\n".join(_quote(line)[1:-1] for line in lines) + '"'
+LABEL_WIDTH = 15  # characters per line of an arrow's label
+BADGE_R = 9.0  # the radius of a step's number
+TEXT_GAP = 10.5  # from the left end of a label's line (the arrow) to its text, past the number
 
 
 def wrap(text: str, width: int) -> tuple[str, ...]:
@@ -78,126 +36,82 @@ def wrap(text: str, width: int) -> tuple[str, ...]:
     return tuple(textwrap.wrap(text, width, break_on_hyphens=False)) or (text,)
 
 
-def _node(node: Node) -> str:
-    return (
-        f"{_quote(node.id)} [id={_quote(f'g-{node.element}-{node.id}')},"
-        f" class={_quote(' '.join(node.classes))}, label={_label(node.lines)}];"
+@dataclass(frozen=True)
+class Node:
+    """A stage (or technology) as drawn: its lines (the last names its kind), classes, link."""
+
+    id: str
+    lines: tuple[str, ...]
+    classes: tuple[str, ...]
+    tooltip: str
+    python: bool = False  # drawn inside the box of stages that the Python interpreter runs
+    element: str = "stage"  # the SVG element's id is "g-<element>-<id>"
+    href: str | None = None  # relative to the site's root
+
+    @property
+    def shape(self) -> Shape:
+        """What its layout depends on."""
+        return Shape(self.id, self.lines, self.python)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A step (or relation) as drawn: from, to, its label, classes, tooltip and link."""
+
+    id: str
+    tail: str
+    head: str
+    label: str
+    classes: tuple[str, ...]
+    tooltip: str
+    element: str = "step"  # the SVG element's id is "g-<element>-<id>"
+    href: str | None = None  # relative to the site's root
+
+    @property
+    def wire(self) -> Wire:
+        """What its layout depends on."""
+        return Wire(self.id, self.tail, self.head, wrap(self.label, LABEL_WIDTH))
+
+
+def _xy(point: Point) -> tuple[str, str]:
+    return f"{point[0]:g}", f"{point[1]:g}"
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    element = ET.SubElement(
+        parent, tag, {k.rstrip("_").replace("_", "-"): v for k, v in attrs.items()}
     )
+    element.text = text
+    return element
 
 
-def dot_source(name: str, nodes: Iterable[Node], edges: Iterable[Edge]) -> str:
-    """The DOT text of a top-down drawing of these nodes and edges, in the given order.
+@dataclass(frozen=True)
+class PathDrawing:
+    """One path drawn for narrow screens (SVG markup), and the views (slugs) that take it."""
 
-    When some nodes (not all) are Python stages, they are drawn inside one dashed box.
-    """
-    out = [
-        f"digraph {_quote(name)} {{",
-        f'  graph [rankdir=TB, nodesep=0.3, ranksep=0.42, pad=0.08, fontname="{FONT}"];',
-        (
-            f'  node [shape=box, style="rounded,filled", fontname="{FONT}", fontsize=12.5,'
-            ' margin="0.14,0.06", penwidth=1.2];'
-        ),
-        f'  edge [fontname="{FONT}", fontsize=10.5, arrowsize=0.7, penwidth=1.2];',
-    ]
-    all_nodes = tuple(nodes)
-    python = [n for n in all_nodes if n.python]
-    if python and len(python) < len(all_nodes):
-        out.append(
-            '  subgraph "cluster_python" {\n'
-            f'    id="g-python"; class="python-zone"; label={_quote(PYTHON_ZONE)};'
-            ' labeljust=l; fontsize=10; style="dashed,rounded";'
-        )
-        out.extend(f"    {_node(n)}" for n in python)
-        out.append("  }")
-        out.extend(f"  {_node(n)}" for n in all_nodes if not n.python)
-    else:
-        out.extend(f"  {_node(n)}" for n in all_nodes)
-    out.extend(
-        f"  {_quote(edge.tail)} -> {_quote(edge.head)}"
-        f" [id={_quote(f'g-{edge.element}-{edge.id}')}, class={_quote(' '.join(edge.classes))},"
-        f" label={_label(wrap(edge.label, 18))}];"
-        for edge in edges
-    )
-    out.append("}")
-    return "\n".join(out) + "\n"
+    slugs: str
+    svg: str
 
-
-def layout(source: str) -> str:
-    """Run Graphviz ``dot`` on DOT text and return the SVG it writes.
-
-    Raises:
-        LayoutError: ``dot`` is not installed or rejects the input.
-    """
-    dot = shutil.which("dot")
-    if dot is None:
-        raise LayoutError(
-            "Graphviz 'dot' was not found on PATH; the site's drawings need it"
-            " (Debian: apt-get install graphviz)"
-        )
-    try:
-        done = subprocess.run(
-            [dot, "-Tsvg"],
-            input=source,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=TIMEOUT_S,
-        )
-    except subprocess.TimeoutExpired:
-        raise LayoutError(f"Graphviz 'dot' took more than {TIMEOUT_S} s") from None
-    if done.returncode != 0:
-        message = done.stderr.strip().splitlines()[:3]
-        raise LayoutError(f"Graphviz 'dot' failed (exit {done.returncode}): {' '.join(message)!r}")
-    return done.stdout
-
-
-_GEOMETRY = frozenset({"d", "points", "x", "y", "viewBox", "transform"})
-_NUMBER = re.compile(r"-?\d+\.\d+")
-
-
-def _round(match: re.Match[str]) -> str:
-    """A coordinate to one decimal, without trailing zeros: ``'12.34'`` -> ``'12.3'``."""
-    text = f"{float(match.group()):.1f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+    def shown(self, view: View | None) -> bool:
+        """Whether this is the path of ``view``."""
+        return view is not None and view.slug in self.slugs.split()
 
 
 @dataclass(frozen=True)
 class Drawing:
-    """A laid-out SVG drawing, ready to be inlined with one path highlighted."""
+    """A laid-out drawing, ready to be written as SVG with one path highlighted and numbered."""
 
-    root: ET.Element
-
-    @classmethod
-    def from_svg(cls, text: str, tooltips: Mapping[str, str]) -> Drawing:
-        """Tidy the SVG of ``dot``: no fixed size or background; tooltips as element titles."""
-        root = ET.fromstring(text)  # noqa: S314 - the SVG was just written by our own dot run
-        for element in root.iter():  # plain tag names: the SVG is inlined in HTML
-            element.tag = element.tag.rpartition("}")[2]
-        root.set("xmlns", SVG_NS)
-        for attribute in ("width", "height"):
-            root.attrib.pop(attribute, None)
-        graph = root.find("g")
-        if graph is not None:
-            graph.attrib.pop("id", None)
-            for child in list(graph):
-                if child.tag in ("title", "polygon"):
-                    graph.remove(child)  # the graph's name and its white background
-        for group in root.iter("g"):
-            gid = group.get("id", "")
-            title = group.find("title")
-            if title is not None:
-                title.text = tooltips.get(gid, title.text)
-        for element in root.iter():
-            element.attrib.pop("font-family", None)
-            for name in _GEOMETRY & element.attrib.keys():
-                element.set(name, _NUMBER.sub(_round, element.get(name, "")))
-        return cls(root)
+    name: str
+    layout: Layout
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+    numbered: bool = False  # whether the arrows have room for a step's number
+    paths: tuple[PathDrawing, ...] = ()  # each path drawn for narrow screens
 
     @property
     def size(self) -> tuple[float, float]:
         """The natural width and height of the drawing, in CSS pixels."""
-        box = [float(v) for v in self.root.get("viewBox", "0 0 0 0").split()]
-        return (box[2], box[3]) if len(box) == 4 else (0.0, 0.0)  # noqa: PLR2004 - x y w h
+        return self.layout.size
 
     @property
     def wide(self) -> bool:
@@ -205,34 +119,111 @@ class Drawing:
         width, height = self.size
         return width > height
 
-    def svg(self, *, label: str, description: str, view: str | None = None) -> str:
-        """The SVG markup, with the elements of ``view`` (a path's slug) marked ``is-on``."""
-        root = copy.deepcopy(self.root)
-        prefix = root.get("id", "drawing")
-        root.set("role", "img")
-        root.set("aria-labelledby", f"{prefix}-title {prefix}-desc")
-        root.set("class", "drawing has-view" if view else "drawing")
-        title = ET.Element("title", {"id": f"{prefix}-title"})
-        title.text = label
-        desc = ET.Element("desc", {"id": f"{prefix}-desc"})
-        desc.text = description
-        root.insert(0, desc)
-        root.insert(0, title)
-        if view:
-            token = f"on-{view}"
-            for group in root.iter("g"):
-                classes = group.get("class", "").split()
-                if token in classes:
-                    group.set("class", " ".join([*classes, "is-on"]))
-        return ET.tostring(root, encoding="unicode")
+    def svg(
+        self,
+        *,
+        label: str,
+        description: str,
+        view: View | None = None,
+        root: str = "",
+    ) -> str:
+        """The SVG markup: the elements of ``view`` marked ``is-on``, its steps numbered.
 
+        Links are made relative to the page by ``root`` (such as ``"../"``).
+        """
+        prefix = f"drawing-{self.name}"
+        width, height = self.size
+        svg = ET.Element(
+            "svg",
+            {
+                "xmlns": SVG_NS,
+                "viewBox": f"0 0 {width:g} {height:g}",
+                "id": prefix,
+                "class": "drawing has-view" if view else "drawing",
+                "role": "group",
+                "aria-labelledby": f"{prefix}-title {prefix}-desc",
+            },
+        )
+        _sub(svg, "title", label, id=f"{prefix}-title")
+        _sub(svg, "desc", description, id=f"{prefix}-desc")
+        self._zone(svg)
+        token = f"on-{view.slug}" if view else None
+        numbers = {j.id: j.number for j in view.path.steps} if view else {}
+        # each box, then the arrows out of it: the order of the keyboard and of screen readers
+        outgoing: dict[str, list[Edge]] = {}
+        for edge in self.edges:
+            outgoing.setdefault(edge.tail, []).append(edge)
+        for node in self.nodes:
+            self._node(svg, node, token, root)
+            for edge in outgoing.pop(node.id, []):
+                self._edge(svg, edge, token, numbers.get(edge.id), root)
+        for edge in (e for edges in outgoing.values() for e in edges):
+            self._edge(svg, edge, token, numbers.get(edge.id), root)
+        return ET.tostring(svg, encoding="unicode", short_empty_elements=True)
 
-def draw(name: str, nodes: Iterable[Node], edges: Iterable[Edge]) -> Drawing:
-    """Lay out these nodes and edges top-down with ``dot``; the SVG's id is ``drawing-<name>``."""
-    node_list, edge_list = tuple(nodes), tuple(edges)
-    tooltips = {f"g-{n.element}-{n.id}": n.tooltip for n in node_list}
-    tooltips.update({f"g-{e.element}-{e.id}": e.tooltip for e in edge_list})
-    tooltips["g-python"] = "Stages inside the dashed box " + PYTHON_ZONE
-    drawing = Drawing.from_svg(layout(dot_source(name, node_list, edge_list)), tooltips)
-    drawing.root.set("id", f"drawing-{name}")
-    return drawing
+    def _zone(self, svg: ET.Element) -> None:
+        zone = self.layout.zone
+        if zone is None:
+            return
+        group = _sub(svg, "g", id="g-python", class_="python-zone")
+        _sub(group, "title", "Stages inside the dashed box " + PYTHON_ZONE)
+        x, y, w, h = zone.box
+        _sub(group, "rect", x=f"{x:g}", y=f"{y:g}", width=f"{w:g}", height=f"{h:g}", rx="8")
+        for point in zone.lines[:1]:
+            cx, cy = _xy(point)
+            _sub(group, "text", PYTHON_ZONE, x=cx, y=cy, text_anchor="middle")
+
+    def _group(
+        self, svg: ET.Element, item: Node | Edge, token: str | None, href: str | None
+    ) -> ET.Element:
+        """The element of a stage or step (``is-on`` when on the view), and its link."""
+        classes = list(item.classes)
+        if token is not None and token in classes:
+            classes.append("is-on")
+        group = _sub(svg, "g", id=f"g-{item.element}-{item.id}", class_=" ".join(classes))
+        group.set(f"data-{item.element}", item.id)
+        if href is None:
+            _sub(group, "title", item.tooltip)
+            return group
+        link = _sub(group, "a", href=href, aria_label=item.tooltip)
+        _sub(link, "title", item.tooltip)
+        return link
+
+    def _edge(
+        self, svg: ET.Element, edge: Edge, token: str | None, number: int | None, root: str
+    ) -> None:
+        placed = self.layout.arrows.get(edge.id)
+        if placed is None:
+            return
+        # an arrow of the path leads to its step in the page's list (the page script keeps
+        # that true when another path is chosen), any other to its step's own page
+        href = None if edge.href is None else root + edge.href
+        parent = self._group(svg, edge, token, f"#step-{edge.id}" if number else href)
+        if href is not None:
+            parent.set("data-href", href)
+        _sub(parent, "path", d=placed.path)
+        _sub(parent, "polygon", points=" ".join(" ".join(_xy(p)) for p in placed.head))
+        shift = TEXT_GAP if self.numbered else 0.0
+        for line, point in zip(edge.wire.lines, placed.lines, strict=False):
+            _sub(parent, "text", line, x=f"{point[0] + shift:g}", y=f"{point[1]:g}")
+        if self.numbered and placed.lines:
+            x, y = placed.lines[0]
+            badge = _sub(parent, "g", class_="num")
+            _sub(badge, "circle", cx=f"{x:g}", cy=f"{y - 3.6:g}", r=f"{BADGE_R:g}")
+            _sub(
+                badge, "text", str(number or ""), x=f"{x:g}", y=f"{y + 0.3:g}", text_anchor="middle"
+            )
+
+    def _node(self, svg: ET.Element, node: Node, token: str | None, root: str) -> None:
+        placed = self.layout.boxes.get(node.id)
+        if placed is None:
+            return
+        parent = self._group(svg, node, token, None if node.href is None else root + node.href)
+        x, y, w, h = placed.box
+        _sub(parent, "rect", x=f"{x:g}", y=f"{y:g}", width=f"{w:g}", height=f"{h:g}", rx="6")
+        last = len(node.lines) - 1
+        for i, (line, point) in enumerate(zip(node.lines, placed.lines, strict=False)):
+            cx, cy = _xy(point)
+            text = _sub(parent, "text", line, x=cx, y=cy, text_anchor="middle")
+            if i == last and last > 0:
+                text.set("class", "kind")

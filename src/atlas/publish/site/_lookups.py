@@ -2,8 +2,9 @@
 
 :class:`Lookups` is the base of :class:`~atlas.publish.site._pages.Page`: it finds records by
 id (an unknown one gets a stand-in label), lists the live records of an atlas in curated order,
-reads the witness records, and links technologies and stages across atlases. Nothing here reads
-files.
+reads the witness records, and links technologies, stages and steps across atlases and to the
+reference pages of each atlas (:data:`STAGES_PAGE`, :data:`STEPS_PAGE`, :data:`SOURCES_PAGE`).
+It keeps the issue tracker that pages link to. Nothing here reads files.
 """
 
 from __future__ import annotations
@@ -24,15 +25,24 @@ from atlas.models import (
     Step,
     Technology,
 )
+from atlas.publish.site._views import tracker
 from atlas.publish.site._witnessed import Witnessed, witness_index
 from atlas.query._index import Index
 
 if TYPE_CHECKING:
     from atlas.models._witness import WitnessRecord
 
-__all__ = ["KIND_SCHEMES", "Lookups", "ordered"]
+__all__ = ["KIND_SCHEMES", "SOURCES_PAGE", "STAGES_PAGE", "STEPS_PAGE", "Lookups", "ordered"]
 
 KIND_SCHEMES = ("stage-kind", "technology-kind")
+# the reference pages of an atlas, beside its view pages
+STAGES_PAGE = "stages.html"
+STEPS_PAGE = "steps.html"
+SOURCES_PAGE = "sources.html"
+
+
+def _count(number: int, singular: str, plural: str | None = None) -> str:
+    return f"{number} {singular if number == 1 else plural or singular + 's'}"
 
 
 def ordered(records: Iterable[Any]) -> list[Any]:
@@ -43,8 +53,11 @@ def ordered(records: Iterable[Any]) -> list[Any]:
 class Lookups:
     """The records of one document, found by id and listed per atlas, for the templates."""
 
-    def __init__(self, document: AtlasDocument) -> None:
+    def __init__(self, document: AtlasDocument, issues_url: str | None = None) -> None:
+        """``issues_url``: the issue tracker (default: the one the dataset's metadata names)."""
         self.document = document
+        contact = document.contact_point
+        self.tracker = tracker(issues_url or (contact.url if contact else None))
         self.index = Index(document)
         self.download = f"execution-atlas-{document.version}.json"
         self.atlases = ordered(document.atlases)
@@ -144,6 +157,20 @@ class Lookups:
         """What each witness record showed of a step; records that did not look are left out."""
         return self._witnessed.get(step_id, ())
 
+    def witnessed_briefly(self, step_id: str) -> list[tuple[str, str, list[str]]]:
+        """What the runs showed of a step, by status: its class, its words, the devices.
+
+        E.g. ``[("observed", "observed", ["NVIDIA H200", "AMD EPYC"])]``.
+        """
+        found: dict[str, list[str]] = {}
+        words: dict[str, str] = {}
+        for item in self.witnessed(step_id):
+            devices = found.setdefault(item.status, [])
+            words[item.status] = item.status_text
+            if item.record.device_name not in devices:
+                devices.append(item.record.device_name)
+        return [(status, words[status], devices) for status, devices in found.items()]
+
     def mode_label(self, record: WitnessRecord, mode: str) -> str:
         """The label of a record's mode in its atlas, e.g. 'torch.compile' (else the name)."""
         atlas = self.index.atlases.get(record.atlas)
@@ -162,9 +189,9 @@ class Lookups:
     # --- technologies and links between atlases -----------------------------------------
     def technology_page(self) -> str | None:
         """The page, relative to the site root, that has an entry for every technology."""
-        for atlas in self.atlases:
-            if self.relations_of(atlas) and not self.stages_of(atlas):
-                return f"{atlas.id}/index.html"
+        found = self.technology_atlas()
+        if found is not None:
+            return f"{found.id}/index.html"
         return "graph.html" if self.document.technologies else None
 
     def technology_href(self, technology_id: str) -> str | None:
@@ -174,14 +201,49 @@ class Lookups:
             return None
         return f"{page}#technology-{technology_id}"
 
+    def technology_atlas(self) -> Atlas | None:
+        """The atlas of technologies and their relations (one without stages), if there is one."""
+        return next(
+            (a for a in self.atlases if self.relations_of(a) and not self.stages_of(a)), None
+        )
+
+    def technology_atlas_name(self) -> str:
+        """'the Technologies atlas', or 'the full graph' where no atlas lists the technologies."""
+        found = self.technology_atlas()
+        return f"the {found.label} atlas" if found else "the full graph"
+
+    def technologies_in(self, atlas: Atlas) -> list[Technology]:
+        """The technologies of an atlas's stages, in the stages' order (none for its own atlas)."""
+        if atlas is self.technology_atlas():
+            return []
+        ids = dict.fromkeys(s.technology for s in self.stages_of(atlas) if s.technology)
+        return [self.index.technologies[t] for t in ids if t in self.index.technologies]
+
+    def atlases_with_paths(self) -> list[Atlas]:
+        """The atlases whose pages show execution paths (those with dimensions), in order."""
+        return [a for a in self.atlases if a.dimensions]
+
     def stages_of_technology(self, technology_id: str) -> list[Stage]:
         """The live stages that belong to a technology, in curated order."""
         return [s for s in self.stages_of() if s.technology == technology_id]
 
     def stage_href(self, stage: Stage, atlas_id: str | None = None) -> str:
-        """The link, relative to the site root, to a stage's card (in ``atlas_id``'s page)."""
+        """The link, relative to the site root, to a stage's card (in ``atlas_id``'s pages)."""
         page = atlas_id if atlas_id in stage.atlases else stage.atlases[0]
-        return f"{page}/index.html#stage-{stage.id}"
+        return f"{page}/{STAGES_PAGE}#stage-{stage.id}"
+
+    def step_href(self, step: Step) -> str:
+        """The link, relative to the site root, to a step's entry among every step."""
+        return f"{step.atlas}/{STEPS_PAGE}#step-{step.id}"
+
+    def counts(self, atlas: Atlas) -> str:
+        """What an atlas holds, e.g. '12 stages, 19 steps' or '25 technologies, 24 relations'."""
+        stages, steps = len(self.stages_of(atlas)), len(self.steps_of(atlas))
+        if stages or steps:
+            return f"{_count(stages, 'stage')}, {_count(steps, 'step')}"
+        # the page of an atlas of technologies lists every technology, and its relations
+        technologies = _count(len(self.document.technologies), "technology", "technologies")
+        return f"{technologies}, {_count(len(self.relations_of(atlas)), 'relation')}"
 
     def shared_stages(self) -> list[Stage]:
         """The live stages that several atlases share, in curated order."""

@@ -1,12 +1,12 @@
-"""What the templates use: the page of one atlas document, with its views and drawings.
+"""What the templates use: the page of one atlas document, with its views.
 
 :class:`Page` reads one :class:`~atlas.models.AtlasDocument` through
 :class:`atlas.query.paths.Index`: its lookups come from
 :class:`~atlas.publish.site._lookups.Lookups`, its texts from
 :class:`~atlas.publish.site._texts.Texts`; here are the views of an atlas (every combination of
-its dimension values and branches), the data the page script needs, the drawings and the colours
-per kind. Nothing here reads files, and every text goes to Jinja2 unescaped (the templates
-escape it).
+its dimension values and branches), the data the page script needs and the colours per kind
+(:mod:`atlas.publish.site._drawings` makes the drawings). Nothing here reads files, and every
+text goes to Jinja2 unescaped (the templates escape it).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from atlas.errors import BranchNotApplicableError
-from atlas.publish.site._graph import Drawing, Edge, Node, draw, wrap
 from atlas.publish.site._lookups import KIND_SCHEMES, ordered
 from atlas.publish.site._texts import Texts
-from atlas.publish.site._views import BRANCH_KEY, NONE, SiteError, View, css_token
+from atlas.publish.site._views import BRANCH_KEY, NONE, SiteError, View, css_token, default_view
 from atlas.query._atlasindex import value_keys
 
 if TYPE_CHECKING:
@@ -62,109 +61,64 @@ class Page(Texts):
         return ordered(self.concept(b) for b in named)
 
     def view_data(self, atlas: Atlas, views: Sequence[View]) -> dict[str, Any]:
-        """What the page script needs: the dimensions, and each view's values and texts."""
+        """What the page script needs: the dimensions, the default view, each view's texts.
+
+        Each dimension has its name in the URL (``key``), its label, and its values, each with
+        its name, label and the names it may be given in the URL (``keys``, folded).
+        """
         choices = [
             {
                 "key": scheme.label,
-                "values": [{"name": v.name, "keys": sorted(value_keys(v))} for v in scheme.values],
+                "label": scheme.label,
+                "values": [
+                    {"name": v.name, "label": v.label, "keys": sorted(value_keys(v))}
+                    for v in scheme.values
+                ],
             }
             for scheme in self.dimensions(atlas)
         ]
         branches = self.branches(atlas)
         if branches:  # a choice of its own: none (the default path), or one branch
-            none = {"name": NONE, "keys": [NONE, "off"]}
-            values = [{"name": b.name, "keys": sorted(value_keys(b))} for b in branches]
-            choices.append({"key": BRANCH_KEY, "values": [none, *values]})
+            none = {"name": NONE, "label": "the default path", "keys": [NONE, "off"]}
+            values = [
+                {"name": b.name, "label": b.phrase, "keys": sorted(value_keys(b))} for b in branches
+            ]
+            choices.append({"key": BRANCH_KEY, "label": "branch", "values": [none, *values]})
+        step_ids = list(dict.fromkeys(j.id for v in views for j in v.path.steps))
+        position = {step: n for n, step in enumerate(step_ids)}
+        describe = self._description(atlas, views)
         return {
             "entry": atlas.entry_stage,
+            "default": default_view(views).slug,
             "dimensions": choices,
+            "stepIds": step_ids,
+            # the drawing's description of every view: '{summary}' stands for the view's
+            "describe": describe,
             "views": [
                 {
                     "slug": v.slug,
                     "values": v.values,
-                    "sentence": v.sentence,
-                    "title": v.title,
-                    "description": self.describe(atlas, v),
-                    "steps": [j.id for j in v.path.steps],
+                    "summary": v.path.summary,
+                    "steps": [position[j.id] for j in v.path.steps],  # indices in stepIds
+                    **({} if describe else {"description": self.describe(atlas, v)}),
                 }
                 for v in views
             ],
         }
 
-    def drawing(self, atlas: Atlas | None, views: Sequence[View] = ()) -> Drawing:
-        """The drawing of an atlas (``None``: of everything), marked for every view."""
-        stages, steps = self.stages_of(atlas), self.steps_of(atlas)
-        if not stages and atlas is not None:
-            return self._technology_drawing(atlas)
-        on_stage: dict[str, list[str]] = {}
-        on_step: dict[str, list[str]] = {}
-        for view in views:
-            for stage in view.path.stages:
-                on_stage.setdefault(stage.id, []).append(f"on-{view.slug}")
-            for journey_step in view.path.steps:
-                on_step.setdefault(journey_step.id, []).append(f"on-{view.slug}")
-        shared = {s.id for s in self.shared_stages()} if atlas is None else set()
-        nodes = [
-            Node(
-                id=s.id,
-                lines=(*wrap(s.label, 20), self.kind_label(s.kind)),
-                classes=(
-                    "stage",
-                    f"kind-{css_token(s.kind.split('/', 1)[-1])}",
-                    *(("shared",) if s.id in shared else ()),
-                    *on_stage.get(s.id, ()),
-                ),
-                tooltip=f"{s.label} ({self.kind_label(s.kind)})"
-                + (f"; in {self.atlas_names(s.atlases)}" if s.id in shared else ""),
-                python=s.executes_in_python,
-            )
-            for s in stages
-        ]
-        known = {s.id for s in stages}
-        edges = [
-            Edge(
-                id=s.id,
-                tail=s.from_stage,
-                head=s.to_stage,
-                label=s.verb,
-                classes=("step", *on_step.get(s.id, ())),
-                tooltip=f"{self.step_label(s)} (when: {self.when(s)})",
-            )
-            for s in steps
-            if s.from_stage in known and s.to_stage in known
-        ]
-        return draw(atlas.id if atlas else "all", nodes, edges)
+    def _description(self, atlas: Atlas, views: Sequence[View]) -> str | None:
+        """The drawing's description of every view, '{summary}' standing for its summary.
 
-    def _technology_drawing(self, atlas: Atlas) -> Drawing:
-        relations = self.relations_of(atlas)
-        used = {t for r in relations for t in (r.from_technology, r.to_technology)}
-        techs = [t for t in self.technologies() if t.id in used]
-        nodes = [
-            Node(
-                id=t.id,
-                lines=(*wrap(t.label, 20), self.kind_label(t.kind)),
-                classes=("technology", f"kind-{css_token(t.kind.split('/', 1)[-1])}"),
-                tooltip=f"{t.label} ({self.kind_label(t.kind)})",
-                element="technology",
-            )
-            for t in techs
-        ]
-        edges = [
-            Edge(
-                id=r.id,
-                tail=r.from_technology,
-                head=r.to_technology,
-                label=r.relation,
-                classes=("step", "relation"),
-                tooltip=(
-                    f"{self.technology_label(r.from_technology)} is {r.relation}"
-                    f" {self.technology_label(r.to_technology)}"
-                ),
-                element="relation",
-            )
-            for r in relations
-        ]
-        return draw(atlas.id, nodes, edges)
+        None when the descriptions differ otherwise: each view then carries its own.
+        """
+        if not views or "{summary}" in self.describe(atlas, views[0]):
+            return None
+        first = views[0].path.summary
+        text = self.describe(atlas, views[0]).replace(first, "{summary}")
+        for view in views:
+            if text.replace("{summary}", view.path.summary) != self.describe(atlas, view):
+                return None
+        return text
 
     def kind_css(self) -> str:
         """Colours per kind, spread around the hue circle, for the light and dark schemes."""

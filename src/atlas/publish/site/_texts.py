@@ -1,25 +1,42 @@
 """Texts computed from the data: conditions, labels, support, sources and drawing descriptions.
 
 :class:`Texts` adds to :class:`~atlas.publish.site._lookups.Lookups` the sentences and links
-that the templates show as they are (Jinja2 escapes them): when a step applies, how fully its
-citations support it, which sources an atlas quotes, a ``mailto:`` link to report a step, and
-the text alternative of each drawing.
+that the templates show as they are (Jinja2 escapes them): when a step applies, its quotes
+strongest first and each of its sentences with the quotes that back it, which sources an atlas
+quotes, a link that opens an issue about a record on the project's tracker, and the text
+alternative of each drawing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import urllib.parse
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
+from atlas.models._iri import BASE_IRI
 from atlas.publish.site._lookups import Lookups
 
 if TYPE_CHECKING:
-    from atlas.models import Atlas, Claim, Evidence, Relation, Source, Stage, Step
+    from atlas.models import Atlas, Claim, Evidence, Relation, Source, Stage, Step, Technology
     from atlas.publish.site._views import View
 
-__all__ = ["Texts"]
+__all__ = ["Sentence", "Texts"]
+
+
+Level = Literal["full", "partial", "observed", "unsupported"]
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One claim as a page shows it: its text, the numbers of its quotes, how it is backed."""
+
+    claim: Claim
+    numbers: tuple[int, ...]  # the quotes that back it, as numbered on the page (1...)
+    # full: a quote backs it fully; partial: its quotes back part of it; observed: no quote,
+    # but a witness run showed it; unsupported: nothing backs it yet
+    level: Level
 
 
 class Texts(Lookups):
@@ -59,43 +76,62 @@ class Texts(Lookups):
             text += f"; {count} claim{'s' * (count != 1)} not yet sourced"
         return text
 
-    def sources_in(self, evidence: Iterable[Evidence]) -> list[tuple[Source, bool, dt.date]]:
-        """Each source once: the source, whether any of its quotes is partial, the last check."""
-        found: dict[str, tuple[Source, bool, dt.date]] = {}
-        for item in evidence:
-            source, partial, day = found.get(
-                item.source.url, (item.source, False, item.citation.retrieved_on)
-            )
-            found[source.url] = (
-                source,
-                partial or item.citation.support == "partial",
-                max(day, item.citation.retrieved_on),
-            )
-        return list(found.values())
+    def quotes(self, claims: Sequence[Claim]) -> tuple[Evidence, ...]:
+        """The citations of these claims, each once, the strongest first.
 
-    def sentences(
-        self, claims: Sequence[Claim], evidence: Sequence[Evidence]
-    ) -> list[tuple[Claim, list[int]]]:
-        """Each claim with the numbers of its sources, as :meth:`sources_in` numbers them (1...)."""
-        numbers = {source.url: n for n, (source, _, _) in enumerate(self.sources_in(evidence), 1)}
-        by_citation = {item.citation.id: numbers[item.source.url] for item in evidence}
-        return [
-            (claim, sorted({by_citation[c] for c in claim.citations if c in by_citation}))
-            for claim in claims
-        ]
+        Stronger: a ``full`` rating before a ``partial`` one, then the quote that backs more of
+        the claims, then a primary source (the tool's own) before a secondary one, then the
+        order of the claims.
+        """
+        cited = list(dict.fromkeys(c for claim in claims for c in claim.citations))
+        backs = {cid: sum(cid in claim.citations for claim in claims) for cid in cited}
+        items = list(self.evidence(cited))
+        return tuple(
+            sorted(
+                items,
+                key=lambda e: (
+                    e.citation.support != "full",
+                    -backs[e.citation.id],
+                    e.source.primary is False,
+                    items.index(e),
+                ),
+            )
+        )
 
-    def report_href(self, step: Step) -> str:
-        """A ``mailto:`` link whose subject and body ask for a better source for ``step``."""
-        subject = f"Execution Atlas: a better source for step {step.id}"
+    def sentences(self, claims: Sequence[Claim], quotes: Sequence[Evidence]) -> list[Sentence]:
+        """Each claim with the numbers of the quotes that back it (as ``quotes`` orders them)."""
+        numbers = {item.citation.id: n for n, item in enumerate(quotes, 1)}
+        ratings = {item.citation.id: item.citation.support for item in quotes}
+        found = []
+        for claim in claims:
+            cited = [c for c in claim.citations if c in numbers]
+            level: Level
+            if cited:
+                level = "full" if any(ratings[c] == "full" for c in cited) else "partial"
+            else:
+                level = "observed" if claim.observed_in else "unsupported"
+            found.append(Sentence(claim, tuple(sorted(numbers[c] for c in cited)), level))
+        return found
+
+    def record_iri(self, record: Stage | Step | Technology | Relation) -> str:
+        """The IRI of a stage, step, technology or relation."""
+        return f"{BASE_IRI}{record.type.lower()}/{record.id}"
+
+    def report_href(self, record: Stage | Step | Technology | Relation) -> str | None:
+        """A link that opens a new issue on the tracker, naming ``record`` (None: no tracker).
+
+        The issue's title and body are filled in (GitHub's ``/new?title=...&body=...``): the
+        record's kind and id, its IRI, the data version, and what to write.
+        """
+        if self.tracker is None:
+            return None
+        title = f"{record.type} {record.id}"
         body = (
-            f"Step {step.id} (atlas {step.atlas}, data version {self.document.version}):\n"
-            f"{self.step_label(step)}\n\nWhat is wrong:\n\n"
-            "A better source (URL and the exact words that support the step):\n"
+            f"{self.record_iri(record)} (data {self.document.version})\n\n"
+            "What is wrong, and a better source (its URL and exact words):\n"
         )
-        query = urllib.parse.urlencode(
-            {"subject": subject, "body": body}, quote_via=urllib.parse.quote
-        )
-        return f"mailto:?{query}"
+        query = urllib.parse.urlencode({"title": title, "body": body}, quote_via=urllib.parse.quote)
+        return f"{self.tracker}/new?{query}"
 
     def cited_in(self, atlas: Atlas) -> list[Evidence]:
         """Every citation of an atlas's stages, steps, relations and their technologies."""
@@ -117,6 +153,13 @@ class Texts(Lookups):
         """The sources an atlas quotes, by title."""
         urls = {e.source.url: e.source for e in self.cited_in(atlas)}
         return sorted(urls.values(), key=lambda s: (s.title.casefold(), s.url))
+
+    def publisher_name(self, source: Source) -> str:
+        """The publisher's name, without the curator's words in brackets after it ('—': none).
+
+        E.g. 'PyTorch' for 'PyTorch (pytorch/pytorch)'.
+        """
+        return (source.publisher or "\u2014").split(" (", 1)[0]
 
     def check_dates(self, atlas: Atlas) -> tuple[dt.date, dt.date] | None:
         """The first and the last day on which a quote of the atlas was checked."""

@@ -2,8 +2,10 @@
 
 A :class:`View` is one execution path of an atlas under one choice of its dimension values (and
 of a branch, when the atlas has branches); :func:`groups` puts the views whose paths take the
-same steps together, so that one list of steps serves them all. :class:`SiteError` is the error
-of the whole site package.
+same steps together, so that one list of steps serves them all; :func:`python_parts` puts them
+together by the explanation of where Python ends (their mode's); :func:`default_view` is the
+one a page opens on. :func:`tracker` checks the issue tracker's URL. :class:`SiteError` is the
+error of the whole site package.
 """
 
 from __future__ import annotations
@@ -17,17 +19,21 @@ from typing import TYPE_CHECKING
 from atlas.errors import AtlasError
 
 if TYPE_CHECKING:
-    from atlas.models import Concept, ExecutionPath, JourneyStep, Stage
+    from atlas.models import Claim, Concept, ExecutionPath, JourneyStep, Stage
 
 __all__ = [
     "BRANCH_KEY",
     "NONE",
     "PathGroup",
+    "PythonPart",
     "SiteError",
     "View",
     "css_token",
+    "default_view",
     "groups",
     "journey",
+    "python_parts",
+    "tracker",
 ]
 
 
@@ -39,6 +45,28 @@ class SiteError(AtlasError, RuntimeError):
 #: value for the default path.
 BRANCH_KEY = "branch"
 NONE = "none"
+
+
+_TRACKER = re.compile(r"https://[^\s/?#@]+(/[^\s?#]*)?")
+
+
+def tracker(url: str | None) -> str | None:
+    """The issue tracker's URL without a trailing slash, checked; its new issues are at ``/new``.
+
+    >>> tracker("https://github.com/execution-atlas/execution-atlas/issues/")
+    'https://github.com/execution-atlas/execution-atlas/issues'
+
+    Raises:
+        SiteError: ``url`` is not an https URL without a query or fragment.
+    """
+    if url is None:
+        return None
+    if not _TRACKER.fullmatch(url):
+        raise SiteError(
+            f"the issue tracker's URL {url!r} is not an https:// URL without '?' or '#',"
+            " e.g. 'https://github.com/OWNER/REPO/issues'"
+        )
+    return url.rstrip("/")
 
 
 def css_token(name: str) -> str:
@@ -113,6 +141,11 @@ class PathGroup:
         return self.views[0].path.stages
 
     @property
+    def has_python(self) -> bool:
+        """Whether the Python interpreter runs a stage of the path."""
+        return bool(self.python_stages)
+
+    @property
     def python_stages(self) -> tuple[Stage, ...]:
         """The stages of the path that the Python interpreter runs."""
         return tuple(s for s in self.stages if s.executes_in_python)
@@ -125,7 +158,56 @@ class PathGroup:
     @property
     def explained(self) -> tuple[Concept, ...]:
         """The chosen values that explain where Python ends under them (the modes), in order."""
-        return tuple(c for c in self.views[0].path.selection if c.claims)
+        path = self.views[0].path
+        return tuple(c for c in (*path.selection, *path.branches) if c.claims)
+
+
+@dataclass(frozen=True)
+class PythonPart:
+    """The explanation of where Python ends that some views share (the one of their mode)."""
+
+    values: tuple[Concept, ...]  # the chosen values whose claims explain it; may be empty
+    groups: tuple[PathGroup, ...]  # the paths it explains, each with its own steps
+
+    @property
+    def slugs(self) -> str:
+        """The slugs of its views, space-separated (the ``data-views`` attribute)."""
+        return " ".join(g.slugs for g in self.groups)
+
+    @property
+    def claims(self) -> tuple[Claim, ...]:
+        """The claims of its values, in order: the explanation."""
+        return tuple(claim for value in self.values for claim in value.claims)
+
+    @property
+    def key(self) -> str:
+        """A token naming the part in element ids, e.g. ``torch_2ecompile`` (``path``: none)."""
+        return "-".join(css_token(c.name) for c in self.values) or "path"
+
+
+def default_view(views: Sequence[View]) -> View:
+    """The view a page opens on: the path with the most steps (then stages), the first on a tie.
+
+    Without a branch: the default path that goes furthest, e.g. torch.compile on an NVIDIA GPU
+    for PyTorch, or an NVIDIA GPU with every layer offloaded for llama.cpp.
+    """
+    plain = [v for v in views if not v.path.branches] or list(views)
+    if not plain:
+        raise SiteError("an atlas page needs at least one view")
+    return max(plain, key=lambda v: (len(v.path.steps), len(v.path.stages), -plain.index(v)))
+
+
+def python_parts(views: Sequence[View]) -> list[PythonPart]:
+    """The views whose paths run Python, grouped by the values that explain where it ends."""
+    found: dict[tuple[str, ...], list[PathGroup]] = {}
+    explained: dict[tuple[str, ...], tuple[Concept, ...]] = {}
+    for group in groups(views):
+        if not group.has_python:
+            continue
+        key = tuple(c.id for c in group.explained)
+        explained.setdefault(key, group.explained)
+        found.setdefault(key, []).append(group)
+    return [PythonPart(explained[key], tuple(members)) for key, members in found.items()]
 
 
 def journey(views: Sequence[View]) -> list[JourneyStep]:

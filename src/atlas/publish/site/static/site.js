@@ -1,7 +1,9 @@
 /* Execution Atlas: switch the pre-rendered views of an atlas page; keep the choice in the URL.
    Every view is already in the page (and on a static page of its own), so the page reads fine
    without this script: it only shows the chosen view, highlights its path in the drawing and
-   writes the choice to the URL fragment (#mode=...&device=...). */
+   writes the choice to the URL fragment (#mode=...&device=...), one history entry per choice,
+   so that Back undoes it. A value the page does not know is reported, never silently replaced.
+   Links within the page keep the choice in the URL too (#mode=...&at=<id of the target>). */
 (function () {
   "use strict";
   var form = document.getElementById("selector");
@@ -9,26 +11,41 @@
   if (!form || !dataNode) { return; }
   var data = JSON.parse(dataNode.textContent);
   var summary = document.getElementById("summary");
+  var notice = document.getElementById("notice");
   var svg = document.querySelector("svg.drawing");
   var desc = svg ? svg.querySelector("desc") : null;
   var marked = svg ? svg.querySelectorAll("g.stage, g.step") : [];
   var baseTitle = document.title;
+  var current = null;
+  var lastTarget = null;
 
-  /* The values named by the URL fragment, or null when it names no dimension. */
+  function fold(text) { return text.trim().replace(/\s+/g, " ").toLowerCase(); }  // atlas fold
+
+  function viewBySlug(slug) {
+    return data.views.filter(function (view) { return view.slug === slug; })[0] || data.views[0];
+  }
+
+  /* What the URL fragment asks for: the values it names (by any of their names), the ones it
+     names but the page does not know, and the element to show (at=<id>, or a plain #id). */
   function fromFragment() {
-    var params = new URLSearchParams(window.location.hash.replace(/^#/, ""));
-    var values = {};
-    var named = false;
+    var hash = window.location.hash.replace(/^#/, "");
+    var asked = { values: {}, named: false, unknown: [], at: null };
+    if (hash.indexOf("=") === -1) {
+      asked.at = hash ? decodeURIComponent(hash) : null;
+      return asked;
+    }
+    var params = new URLSearchParams(hash);
+    asked.at = params.get("at");
     data.dimensions.forEach(function (dim) {
       var given = params.get(dim.key);
       if (given === null) { return; }
-      named = true;
-      var wanted = given.trim().replace(/\s+/g, " ").toLowerCase();  // as atlas.query.fold
-      dim.values.forEach(function (value) {
-        if (value.keys.indexOf(wanted) !== -1) { values[dim.key] = value.name; }
-      });
+      asked.named = true;
+      var found = dim.values.filter(function (value) {
+        return value.keys.indexOf(fold(given)) !== -1;
+      })[0];
+      if (found) { asked.values[dim.key] = found.name; } else { asked.unknown.push([dim, given]); }
     });
-    return named ? values : null;
+    return asked;
   }
 
   function fromForm() {
@@ -55,7 +72,34 @@
     return found || data.views[0];
   }
 
-  function show(view, writeUrl) {
+  /* A view's summary without its counts, e.g. "torch.compile on an NVIDIA GPU". */
+  function titleOf(view) { return view.summary.replace(/:[^:]*$/, ""); }
+
+  /* The drawing's description of a view. */
+  function describe(view) {
+    return data.describe ? data.describe.split("{summary}").join(view.summary) : view.description;
+  }
+
+  function fragmentOf(view) {
+    var params = new URLSearchParams();
+    data.dimensions.forEach(function (dim) { params.append(dim.key, view.values[dim.key]); });
+    return params.toString();
+  }
+
+  function label(dim, name) {
+    var found = dim.values.filter(function (value) { return value.name === name; })[0];
+    return found ? found.label : name;
+  }
+
+  function tell(sentences) {
+    if (!notice) { return; }
+    notice.textContent = sentences.join(" ");
+    notice.hidden = sentences.length === 0;
+  }
+
+  /* Show a view; ``how``: "push" adds a history entry for it, anything else leaves the URL. */
+  function show(view, how) {
+    current = view;
     data.dimensions.forEach(function (dim) {
       form.querySelectorAll("input[name=\"" + CSS.escape(dim.key) + "\"]").forEach(function (input) {
         input.checked = input.value === view.values[dim.key];
@@ -68,53 +112,226 @@
         items[item.getAttribute("data-step")] = item;
         item.hidden = true;
       });
-      view.steps.forEach(function (id) {
-        if (items[id]) { items[id].hidden = false; list.appendChild(items[id]); }
+      view.steps.forEach(function (index) {
+        var item = items[data.stepIds[index]];
+        if (item) { item.hidden = false; list.appendChild(item); }
       });
     }
-    document.querySelectorAll("section.view").forEach(function (section) {
-      section.hidden = section.getAttribute("data-views").split(" ").indexOf(view.slug) === -1;
+    document.querySelectorAll("[data-views]").forEach(function (element) {
+      element.hidden = element.getAttribute("data-views").split(" ").indexOf(view.slug) === -1;
     });
     var token = "on-" + view.slug;
     Array.prototype.forEach.call(marked, function (element) {
       element.classList.toggle("is-on", element.classList.contains(token));
     });
-    if (summary) { summary.textContent = view.sentence; }
-    if (desc) { desc.textContent = view.description; }
-    document.title = view.title + " \u2014 " + baseTitle;
-    if (writeUrl) {
-      var params = new URLSearchParams();
-      data.dimensions.forEach(function (dim) { params.append(dim.key, view.values[dim.key]); });
-      window.history.replaceState(null, "", "#" + params.toString());
+    if (summary) { summary.textContent = "Showing " + view.summary + "."; }
+    if (desc) { desc.textContent = describe(view); }
+    document.title = titleOf(view) + " \u2014 " + baseTitle;
+    document.dispatchEvent(new CustomEvent("atlas:view", { detail: view }));  // the drawings' part
+    var fragment = "#" + fragmentOf(view);
+    if (how === "push" && window.location.hash !== fragment) {
+      window.history.pushState(null, "", fragment);
     }
   }
 
+  /* Bring an element into view: open the <details> around it, scroll to it, focus it. */
+  function reveal(target) {
+    for (var up = target.parentElement; up; up = up.parentElement) {
+      if (up.tagName === "DETAILS") { up.open = true; }
+    }
+    if (lastTarget) { lastTarget.classList.remove("is-target"); }
+    target.classList.add("is-target");
+    lastTarget = target;
+    if (!target.hasAttribute("tabindex") && !/^(A|BUTTON|INPUT|SUMMARY)$/.test(target.tagName)) {
+      target.setAttribute("tabindex", "-1");
+    }
+    target.scrollIntoView({ block: "start" });
+    target.focus({ preventScroll: true });
+  }
+
+  /* Show what the URL asks for; tell what it asks for that cannot be shown. */
   function restore() {
-    var values = fromFragment();
-    if (values) {
-      var current = fromForm();
+    var asked = fromFragment();
+    var problems = [];
+    if (!asked.named && !asked.unknown.length && asked.at !== null && current) {
+      tell([]);
+    } else {
+      var values = {};
+      var fallback = viewBySlug(data["default"]).values;
       data.dimensions.forEach(function (dim) {
-        if (!(dim.key in values)) { values[dim.key] = current[dim.key]; }
+        values[dim.key] = dim.key in asked.values ? asked.values[dim.key] : fallback[dim.key];
       });
-      show(viewOf(values), false);
+      var view = viewOf(values);
+      asked.unknown.forEach(function (item) {
+        var dim = item[0];
+        problems.push("The address asks for " + dim.label + " \u201c" + item[1] + "\u201d, which" +
+          " this page does not know (the choices: " +
+          dim.values.map(function (value) { return value.label; }).join(", ") + ").");
+      });
+      var unmet = data.dimensions.filter(function (dim) {
+        return dim.key in asked.values && view.values[dim.key] !== asked.values[dim.key];
+      });
+      if (unmet.length) {
+        problems.push("No path has " + unmet.map(function (dim) {
+          return dim.label + " \u201c" + label(dim, asked.values[dim.key]) + "\u201d";
+        }).join(" and ") + " with the other choices.");
+      }
+      if (problems.length) { problems.push("Shown instead: " + titleOf(view) + "."); }
+      show(view, null);
+      tell(problems);
     }
+    var target = asked.at ? document.getElementById(asked.at) : null;
+    if (target) { reveal(target); }
   }
 
-  /* On a narrow screen the drawing scrolls sideways: start with the entry stage in view. */
-  function centreDrawing() {
-    var box = svg ? svg.parentElement : null;
-    var first = svg && data.entry ? svg.querySelector("#g-stage-" + CSS.escape(data.entry)) : null;
-    if (!box || !first || box.scrollWidth <= box.clientWidth) { return; }
-    var shape = first.getBoundingClientRect();
-    var frame = box.getBoundingClientRect();
-    box.scrollLeft += shape.left + shape.width / 2 - (frame.left + frame.width / 2);
+  /* A link to an element of this page keeps the choice in the URL, as #<choice>&at=<id>. */
+  function follow(event) {
+    var link = event.target.closest ? event.target.closest("a[href^='#']") : null;
+    if (!link || event.defaultPrevented || event.button !== 0 ||
+        event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) { return; }
+    var id = decodeURIComponent(link.getAttribute("href").slice(1));
+    var target = id && id.indexOf("=") === -1 ? document.getElementById(id) : null;
+    if (!target || !current) { return; }
+    event.preventDefault();
+    window.history.pushState(null, "", "#" + fragmentOf(current) + "&at=" + encodeURIComponent(id));
+    reveal(target);
   }
 
   form.hidden = false;
-  form.addEventListener("change", function () { show(viewOf(fromForm()), true); });
+  form.addEventListener("change", function () {
+    tell([]);
+    show(viewOf(fromForm()), "push");
+  });
   form.addEventListener("submit", function (event) { event.preventDefault(); });
+  window.addEventListener("popstate", restore);
   window.addEventListener("hashchange", restore);
-  show(viewOf(fromForm()), false);
+  document.addEventListener("click", follow);
   restore();
-  centreDrawing();
+}());
+
+/* The drawings, on every page that has one: a step and its arrow light up together when either
+   is hovered or focused; an arrow of the selected path leads to its step in the list; the
+   numbers on the arrows follow the chosen path; a whole drawing that pans (a narrow screen,
+   the full graph) zooms with buttons and opens on the selected path. */
+(function () {
+  "use strict";
+  var figure = document.getElementById("drawing");
+  var frame = figure ? figure.querySelector(".drawing-scroll") : null;
+  var svg = frame ? frame.querySelector("svg.drawing") : null;
+  var hot = [];
+
+  function light(element) {
+    hot.forEach(function (item) { item.classList.remove("is-hot"); });
+    hot = [];
+    var item = element && element.closest ? element.closest("[data-step], [data-stage]") : null;
+    if (!item) { return; }
+    var key = item.hasAttribute("data-step") ? "data-step" : "data-stage";
+    var selector = "[" + key + "=\"" + CSS.escape(item.getAttribute(key)) + "\"]";
+    hot = Array.prototype.slice.call(document.querySelectorAll(selector));
+    hot.forEach(function (each) { each.classList.add("is-hot"); });
+  }
+
+  ["mouseover", "focusin"].forEach(function (type) {
+    document.addEventListener(type, function (event) { light(event.target); });
+  });
+  ["mouseout", "focusout"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      if (!event.relatedTarget || !hot.some(function (item) { return item.contains(event.relatedTarget); })) {
+        light(null);
+      }
+    });
+  });
+
+  /* An arrow leads to its step in the list while the step is shown there, else to its page. */
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("svg a") : null;
+    var group = link ? link.closest("[data-step]") : null;
+    if (!group || !link.hasAttribute("data-href")) { return; }
+    var item = document.getElementById("step-" + group.getAttribute("data-step"));
+    var inList = item && item.closest("#journey") && !item.hidden;
+    link.setAttribute("href", inList ? "#" + item.id : link.getAttribute("data-href"));
+  }, true);
+
+  /* Number the arrows of the whole drawing as the steps shown in the list. */
+  function renumber() {
+    var numbers = {};
+    document.querySelectorAll("#journey > li[data-step]:not([hidden])").forEach(function (item, i) {
+      numbers[item.getAttribute("data-step")] = String(i + 1);
+    });
+    if (!svg) { return; }
+    svg.querySelectorAll("g.step").forEach(function (group) {
+      var text = group.querySelector(".num text");
+      if (text) { text.textContent = numbers[group.getAttribute("data-step")] || ""; }
+    });
+  }
+  document.addEventListener("atlas:view", function () { light(null); renumber(); });
+  renumber();
+
+  if (!frame || !svg) { return; }
+  var natural = parseFloat(frame.style.getPropertyValue("--natural")) || svg.viewBox.baseVal.width;
+  var zoom = 1;
+
+  /* On a narrow screen a whole drawing opens a little larger than its natural size, so that
+     its smallest text (10 px) is 12 px; on a wide one, at its natural size or up to a quarter
+     larger where there is room. */
+  function opening() {
+    if (window.matchMedia("(max-width: 47.99rem)").matches) { return 1.2; }
+    return Math.min(1.25, Math.max(1, frame.clientWidth / natural));
+  }
+
+  function setZoom(value) {
+    var before = frame.scrollWidth;
+    var middleX = frame.scrollLeft + frame.clientWidth / 2;
+    var middleY = frame.scrollTop + frame.clientHeight / 2;
+    zoom = Math.min(4, Math.max(0.1, value));
+    frame.style.setProperty("--zoom", String(zoom));
+    var ratio = before ? frame.scrollWidth / before : 1;
+    frame.scrollLeft = middleX * ratio - frame.clientWidth / 2;
+    frame.scrollTop = middleY * ratio - frame.clientHeight / 2;
+  }
+
+  /* Scroll the frame so that the selected path (else the first stage) is in the middle. */
+  function centre() {
+    var shapes = svg.querySelectorAll("g.is-on");
+    if (!shapes.length) { shapes = svg.querySelectorAll("g.stage, g.technology"); }
+    if (!shapes.length || frame.scrollWidth <= frame.clientWidth) { return; }
+    if (!svg.querySelector("g.is-on")) { shapes = [shapes[0]]; }
+    var box = null;
+    shapes.forEach(function (shape) {
+      var r = shape.getBoundingClientRect();
+      box = box ? { left: Math.min(box.left, r.left), right: Math.max(box.right, r.right),
+        top: Math.min(box.top, r.top), bottom: Math.max(box.bottom, r.bottom) } : r;
+    });
+    var view = frame.getBoundingClientRect();
+    frame.scrollLeft += (box.left + box.right) / 2 - (view.left + view.right) / 2;
+    frame.scrollTop += Math.max(0, box.top - view.top - 8);
+  }
+
+  var controls = figure.querySelector(".zoom");
+  if (controls) {
+    controls.hidden = false;
+    controls.addEventListener("click", function (event) {
+      var button = event.target.closest("button[data-zoom]");
+      if (!button) { return; }
+      var how = button.getAttribute("data-zoom");
+      setZoom(how === "in" ? zoom * 1.25 : how === "out" ? zoom / 1.25 : frame.clientWidth / natural);
+    });
+  }
+  var opener = document.querySelector(".show-whole");
+  if (opener) {
+    opener.hidden = false;
+    opener.addEventListener("click", function () {
+      var open = !figure.classList.contains("is-open");
+      figure.classList.toggle("is-open", open);
+      opener.setAttribute("aria-expanded", String(open));
+      opener.textContent = open ? "Hide the whole atlas" : "Show the whole atlas";
+      if (open) {
+        setZoom(opening());
+        figure.scrollIntoView({ block: "start" });
+        centre();
+      }
+    });
+  }
+  if (figure.classList.contains("pan")) { setZoom(opening()); }
+  centre();
 }());
