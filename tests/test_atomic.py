@@ -108,7 +108,7 @@ def test_a_link_to_the_site_stays_a_link(build, references, old_site: Path) -> N
 
 
 @pytest.mark.parametrize("error", [RuntimeError("boom"), KeyboardInterrupt()])
-@pytest.mark.parametrize("step", ["_drawings", "_weights"])  # before and after files are written
+@pytest.mark.parametrize("step", ["site_files", "_weights"])  # before and after files are written
 def test_a_failed_build_leaves_the_old_site_and_nothing_else(
     build, references, old_site: Path, *, monkeypatch: pytest.MonkeyPatch, step, error
 ) -> None:

@@ -234,7 +234,7 @@ def _stub_long_running(monkeypatch: pytest.MonkeyPatch, work: Path) -> None:
     monkeypatch.setattr(
         site,
         "build",
-        lambda outdir, _=None: SimpleNamespace(
+        lambda outdir, _=None, **__: SimpleNamespace(
             heaviest=("index.html", 2048), weights={"index.html": 2048}, outdir=outdir, seconds=0
         ),
     )
