@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 
 from atlas.publish.serve import Settings
+from browserkit import CHROMIUM, chromium
 from checkkit import serve_in_thread
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "serve"
 
 pytest.importorskip("uvicorn")
@@ -41,10 +40,7 @@ def base_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
+    yield from chromium()
 
 
 @dataclass

@@ -11,7 +11,6 @@ Screenshots go to artifacts/site/ (git-ignored), named content-*.png.
 
 from __future__ import annotations
 
-import threading
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,8 +19,8 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+from browserkit import CHROMIUM, chromium, served
+
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "site"
 WIDTHS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
 TRACKER = "https://github.com/execution-atlas/execution-atlas/issues"
@@ -48,21 +47,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def base_url(built: Path) -> Iterator[str]:
-    httpd = site.server(built, 0, quiet=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    thread.join()
-    httpd.server_close()
+    yield from served(built)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
+    yield from chromium()
 
 
 @dataclass

@@ -8,7 +8,6 @@ combination are saved under artifacts/site/ (git-ignored) for people to look at.
 from __future__ import annotations
 
 import shutil
-import threading
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,19 +18,11 @@ import pytest
 
 from atlas.query._index import Index
 from atlas.query.paths import load
+from browserkit import CHROMIUM, chromium, served
 
 if TYPE_CHECKING:
     from atlas.models import ExecutionPath
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "site"
 DESKTOP = {"width": 1360, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -76,21 +67,12 @@ def fragment(path: ExecutionPath) -> str:
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     out = tmp_path_factory.mktemp("site")
     site.build(out)
-    httpd = site.server(out, 0, quiet=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    thread.join()
-    httpd.server_close()
+    yield from served(out)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
+    yield from chromium()
 
 
 @dataclass

@@ -11,7 +11,6 @@ from __future__ import annotations
 import html as htmllib
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from atlas.cli import main
 from atlas.data import _resources, export
 from atlas.query._index import Index
 from atlas.query.paths import load
+from browserkit import CHROMIUM, chromium, served
 from fixtures_api import tiny_document
 from sourcekit import make_dataset
 
@@ -307,33 +307,21 @@ def test_the_drawing_is_escaped(tmp_path: Path) -> None:
 
 # --- in Chromium -------------------------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
 DESKTOP = {"width": 1366, "height": 768}
 PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
 def base_url(built: Path) -> Iterator[str]:
-    httpd = site.server(built, 0, quiet=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    thread.join()
-    httpd.server_close()
+    yield from served(built)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed at /usr/bin/chromium")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
+    pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+    yield from chromium()
 
 
 @pytest.fixture
