@@ -7,7 +7,9 @@ these generators: ``yield from chromium()`` and ``yield from served(folder)``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import urllib.parse
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +45,49 @@ def served(folder: Path) -> Iterator[str]:
     httpd.shutdown()
     thread.join()
     httpd.server_close()
+
+
+@dataclass
+class Watched:
+    """A page whose console errors and requests are recorded (``foreign``: those off the host)."""
+
+    page: Any
+    errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+
+
+def watching(
+    browser: Any, base_url: str, viewport: dict[str, int]
+) -> Iterator[Callable[..., Watched]]:
+    """Open pages (``opener(viewport=..., **context_options)``) that may reach ``base_url``'s host
+    only; on the way out, each must have had no console error and no request off the host."""
+    contexts: list[tuple[Any, Watched]] = []
+    origin = urllib.parse.urlsplit(base_url).netloc
+
+    def opener(**options: Any) -> Watched:
+        context = browser.new_context(**{"viewport": viewport, **options})
+        watched = Watched(context.new_page())
+
+        def route(route: Any) -> None:
+            url = route.request.url
+            watched.requests.append(url)
+            if urllib.parse.urlsplit(url).netloc == origin or url.startswith("data:"):
+                route.continue_()
+            else:
+                watched.foreign.append(url)
+                route.abort()
+
+        context.route("**/*", route)
+        watched.page.on(
+            "console", lambda m: watched.errors.append(m.text) if m.type == "error" else None
+        )
+        watched.page.on("pageerror", lambda e: watched.errors.append(str(e)))
+        contexts.append((context, watched))
+        return watched
+
+    yield opener
+    for context, watched in contexts:
+        context.close()
+        assert watched.errors == [], "console errors"
+        assert watched.foreign == [], "requests left the loopback host"

@@ -7,16 +7,14 @@ and fails if one goes anywhere but the loopback server. Screenshots go to artifa
 
 from __future__ import annotations
 
-import urllib.parse
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from atlas.publish.serve import Settings
-from browserkit import CHROMIUM, chromium
+from browserkit import CHROMIUM, Watched, chromium, watching
 from checkkit import serve_in_thread
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "serve"
@@ -43,45 +41,18 @@ def browser() -> Iterator[Any]:
     yield from chromium()
 
 
-@dataclass
-class Watched:
-    """A page whose console errors and requests are recorded."""
-
-    page: Any
-    errors: list[str] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-
-
 @pytest.fixture
 def open_page(browser: Any, base_url: str) -> Iterator[Callable[..., Watched]]:
-    contexts: list[tuple[Any, Watched]] = []
-    origin = urllib.parse.urlsplit(base_url).netloc
+    watch = watching(browser, base_url, {"width": 1200, "height": 900})
+    opener = next(watch)
 
-    def opener(**options: Any) -> Watched:
-        context = browser.new_context(viewport={"width": 1200, "height": 900}, **options)
-        page = context.new_page()
-        watched = Watched(page)
-
-        def route(route: Any) -> None:
-            watched.requests.append(route.request.url)
-            if urllib.parse.urlsplit(route.request.url).netloc == origin:
-                route.continue_()
-            else:
-                route.abort()
-
-        context.route("**/*", route)
-        page.on("console", lambda m: watched.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: watched.errors.append(str(e)))
-        page.goto(base_url + "/")
-        contexts.append((context, watched))
+    def at_the_page(**options: Any) -> Watched:
+        watched = opener(**options)
+        watched.page.goto(base_url + "/")
         return watched
 
-    yield opener
-    for context, watched in contexts:
-        context.close()
-        assert watched.errors == [], "console errors"
-        foreign = [u for u in watched.requests if urllib.parse.urlsplit(u).netloc != origin]
-        assert foreign == [], "requests left the loopback host"
+    yield at_the_page
+    next(watch, None)
 
 
 def _run(page: Any, query: str | None = None) -> str:

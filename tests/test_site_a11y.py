@@ -11,15 +11,13 @@ Screenshots go to artifacts/site/ (git-ignored), named content-*.png.
 
 from __future__ import annotations
 
-import urllib.parse
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browserkit import CHROMIUM, chromium, served
+from browserkit import CHROMIUM, Watched, chromium, served, watching
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "site"
 WIDTHS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -55,45 +53,16 @@ def browser() -> Iterator[Any]:
     yield from chromium()
 
 
-@dataclass
-class Watched:
-    """A page whose console errors and off-host requests are recorded."""
-
-    page: Any
-    errors: list[str] = field(default_factory=list)
-    foreign: list[str] = field(default_factory=list)
-
-
 @pytest.fixture
-def open_page(browser: Any, base_url: str) -> Iterator[Any]:
-    contexts: list[tuple[Any, Watched]] = []
-    origin = urllib.parse.urlsplit(base_url).netloc
+def open_page(browser: Any, base_url: str) -> Iterator[Callable[..., Watched]]:
+    watch = watching(browser, base_url, WIDTHS["desktop"])
+    opener = next(watch)
 
-    def opener(width: str = "desktop", **options: Any) -> Watched:
-        context = browser.new_context(viewport=WIDTHS[width], **options)
-        watched = Watched(context.new_page())
+    def at_width(width: str = "desktop", **options: Any) -> Watched:
+        return opener(viewport=WIDTHS[width], **options)
 
-        def route(route: Any) -> None:
-            url = route.request.url
-            if urllib.parse.urlsplit(url).netloc == origin or url.startswith("data:"):
-                route.continue_()
-            else:
-                watched.foreign.append(url)
-                route.abort()
-
-        context.route("**/*", route)
-        watched.page.on(
-            "console", lambda m: watched.errors.append(m.text) if m.type == "error" else None
-        )
-        watched.page.on("pageerror", lambda e: watched.errors.append(str(e)))
-        contexts.append((context, watched))
-        return watched
-
-    yield opener
-    for context, watched in contexts:
-        context.close()
-        assert watched.errors == [], "console errors"
-        assert watched.foreign == [], "requests left the loopback host"
+    yield at_width
+    next(watch, None)
 
 
 def all_pages(built: Path) -> list[str]:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import shutil
 import urllib.parse
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ import pytest
 
 from atlas.query._index import Index
 from atlas.query.paths import load
-from browserkit import CHROMIUM, chromium, served
+from browserkit import CHROMIUM, Watched, chromium, served, watching
 
 if TYPE_CHECKING:
     from atlas.models import ExecutionPath
@@ -75,49 +74,9 @@ def browser() -> Iterator[Any]:
     yield from chromium()
 
 
-@dataclass
-class Watched:
-    """A page whose console errors and requests are recorded."""
-
-    page: Any
-    errors: list[str] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-
-
 @pytest.fixture
-def open_page(browser: Any, base_url: str) -> Iterator[Any]:
-    contexts: list[tuple[Any, Watched]] = []
-    origin = urllib.parse.urlsplit(base_url).netloc
-
-    def opener(**options: Any) -> Watched:
-        context = browser.new_context(**{"viewport": DESKTOP, **options})
-        page = context.new_page()
-        watched = Watched(page)
-
-        def route(route: Any) -> None:
-            url = route.request.url
-            watched.requests.append(url)
-            if urllib.parse.urlsplit(url).netloc == origin or url.startswith("data:"):
-                route.continue_()
-            else:
-                route.abort()
-
-        context.route("**/*", route)
-        page.on("console", lambda m: watched.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: watched.errors.append(str(e)))
-        contexts.append((context, watched))
-        return watched
-
-    yield opener
-    for context, watched in contexts:
-        context.close()
-        assert watched.errors == [], "console errors"
-        foreign = [
-            u
-            for u in watched.requests
-            if urllib.parse.urlsplit(u).netloc != origin and not u.startswith("data:")
-        ]
-        assert foreign == [], "requests left the loopback host"
+def open_page(browser: Any, base_url: str) -> Iterator[Callable[..., Watched]]:
+    yield from watching(browser, base_url, DESKTOP)
 
 
 def shown_steps(page: Any) -> list[str]:
