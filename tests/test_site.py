@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html as htmllib
+import json
 import re
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ from atlas.models._raw import Versions
 from atlas.models._witness import Excerpt, ModeWitness, StepObservation, WitnessRecord
 from atlas.query._index import Index
 from fixtures_api import tiny_document
+from sitefiles import deferred_parts, page_text
 
 pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")
 pytestmark = pytest.mark.skipif(
@@ -199,6 +201,48 @@ def test_every_text_from_the_data_is_escaped(built) -> None:
     assert "Interpreter &lt;script&gt;" in svg
     blob = atlas_page[atlas_page.index('id="atlas-data">') :]
     assert "</script>" not in blob.split("</script>", 1)[0]  # the JSON cannot end its element
+    # what only the other views show comes from views.js, escaped the same way
+    text = (out / "toy" / "views.js").read_text()
+    parts = json.loads(text.split("window.atlasDeferred = ", 1)[1].rstrip().removesuffix(";"))
+    assert parts
+    assert any("&lt;script&gt;" in html or "&lt;b&gt;" in html for html in parts.values())
+    for key, html in parts.items():
+        assert "<script" not in html, key
+        assert "<b>bold" not in html, key
+        assert "<i>toy" not in html, key
+
+
+def test_the_interactive_page_carries_its_opening_view_and_the_rest_comes_from_views_js(
+    built,
+) -> None:
+    out, document, _ = built
+    html = (out / "toy" / "index.html").read_text()
+    first = {j.id for j in default_path(document).steps}
+    keys = {key for _, key in re.findall(r'<(li|div)\b[^>]*data-deferred="([^"]+)"', html)}
+    assert {k.split("-", 1)[0] for k in keys} == {"step", "path"}  # steps and path drawings
+    assert 'data-src="views.js" id="atlas-data"' in html  # where site.js finds them
+    for match in re.finditer(r'<(li|div)\b([^>]*) data-deferred="([^"]+)"([^>]*)>(.*?)</\1>', html):
+        tag, before, key, after, inside = match.groups()
+        assert inside == "", key  # a shell: the content is not in the page
+        assert " hidden" in before + after, key  # never shown before it is filled
+        if tag == "li":
+            step = re.search(r'data-step="([^"]+)"', before)[1]
+            assert key == f"step-{step}"
+            assert step not in first  # the opening view's steps are in the page
+            assert f'id="step-{step}"' in before  # links to it still resolve
+    parts = deferred_parts(out / "toy" / "views.js")
+    assert set(parts) == keys  # one part per shell, none left over
+    assert all(parts.values())
+    # filled, the page lists every step of every view once, with its heading
+    filled = page_text(out / "toy" / "index.html")
+    assert 'data-deferred="step-' not in filled
+    items = re.findall(r'<li data-step="([^"]+)"[^>]*>\s*<h3>', filled)
+    every = {j.id for p in Index(document).all_paths("toy") for j in p.steps}
+    assert sorted(items) == sorted(every)
+    # a static page of one view has no shells and needs no views.js
+    for page in (out / "toy").glob("*.html"):
+        if page.name != "index.html":
+            assert "data-deferred" not in page.read_text(), page
 
 
 def test_the_atlas_page_has_labelled_controls_a_summary_and_every_section(built) -> None:
@@ -350,7 +394,7 @@ def test_witness_notes_appear_only_beside_the_steps_a_run_showed(built) -> None:
     steps_page = (out / "toy" / "steps.html").read_text()
     views = [p for p in (out / "toy").glob("*.html") if p.name not in REFERENCE_PAGES]
     for page in views:
-        blocks = step_blocks(page.read_text(), steps_page)
+        blocks = step_blocks(page_text(page), steps_page)
         assert blocks, page
         for key, block in blocks.items():
             step = key.split(":", 1)[1]
@@ -435,7 +479,7 @@ def test_the_shipped_pytorch_page_shows_what_the_witness_runs_observed(shipped) 
     out, _ = shipped
     steps_page = (out / "pytorch" / "steps.html").read_text()
     for name in ("index.html", "torch-compile-nvidia-gpu.html"):
-        blocks = step_blocks((out / "pytorch" / name).read_text(), steps_page)
+        blocks = step_blocks(page_text(out / "pytorch" / name), steps_page)
         for step in (
             "pytorch-inductor-generates-triton",
             "pytorch-triton-kernels-compiled-by-triton",

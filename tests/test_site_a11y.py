@@ -122,6 +122,17 @@ def summary(page: Any) -> str:
     return page.locator("#summary").inner_text()
 
 
+def choose(page: Any, label: str, shown: str) -> None:
+    """Click the choice ``label`` and wait until the summary starts with ``shown``.
+
+    The first choice of another view may wait for views.js (what only the other views show).
+    """
+    page.locator("label.choice", has_text=label).click()
+    page.wait_for_function(
+        "prefix => document.getElementById('summary').textContent.startsWith(prefix)", arg=shown
+    )
+
+
 def test_the_pages_open_on_meaningful_views(open_page: Any, base_url: str) -> None:
     page = open_page().page
     page.goto(base_url + "pytorch/index.html")
@@ -134,11 +145,9 @@ def test_the_pages_open_on_meaningful_views(open_page: Any, base_url: str) -> No
 def test_back_undoes_a_choice(open_page: Any, base_url: str) -> None:
     page = open_page().page
     page.goto(base_url + "pytorch/index.html")
-    page.locator("label.choice", has_text="eager").click()
-    assert summary(page).startswith("Showing eager mode on an NVIDIA GPU")
+    choose(page, "eager", "Showing eager mode on an NVIDIA GPU")
     assert page.evaluate("location.hash") == "#mode=eager&device=nvidia-gpu&branch=none"
-    page.locator("label.choice", has_text="CPU").click()
-    assert summary(page).startswith("Showing eager mode on a CPU")
+    choose(page, "CPU", "Showing eager mode on a CPU")
     page.go_back()
     page.wait_for_function("document.getElementById('summary').textContent.includes('NVIDIA')")
     assert summary(page).startswith("Showing eager mode on an NVIDIA GPU")
@@ -169,7 +178,7 @@ def test_an_unknown_value_in_the_url_is_reported(open_page: Any, base_url: str) 
     page.wait_for_function("document.getElementById('summary').textContent.includes('eager')")
     assert "No path has branch \u201cwith graph breaks\u201d" in notice.inner_text()
     # a choice made on the page clears the notice
-    page.locator("label.choice", has_text="torch.compile").click()
+    choose(page, "torch.compile", "Showing torch.compile")
     assert notice.is_hidden()
 
 
@@ -211,7 +220,7 @@ def test_where_python_ends_follows_the_mode_and_is_absent_without_python(
     part = page.locator("#python .python-part:not([hidden])")
     assert part.count() == 1
     assert "TorchDynamo captures" in part.inner_text()
-    page.locator("label.choice", has_text="eager").click()
+    choose(page, "eager", "Showing eager mode")
     assert "In eager mode" in part.inner_text()
     page.goto(base_url + "llamacpp/index.html")
     assert page.locator("#python").count() == 0

@@ -98,6 +98,10 @@ def check_view(page: Any, path: ExecutionPath) -> None:
     assert highlighted(page, "step") == {j.id for j in path.steps}
     assert highlighted(page, "stage") == {s.id for s in path.stages}
     assert shown_steps(page) == [j.id for j in path.steps]
+    # each shown step and the path's drawing have their content (views.js has filled them)
+    assert page.locator("#journey > li:not([hidden]) h3").count() == len(path.steps)
+    assert page.locator(".path-drawing-box:not([hidden]) svg").count() == 1
+    assert page.locator("[data-deferred]:not([hidden])").count() == 0
     assert page.locator("#python .python-part:not([hidden])").count() == 1  # its mode's words
     assert page.locator("#python p.python-ends:not([hidden])").count() == 1
     checked = page.locator("#selector input:checked").evaluate_all("xs => xs.map(x => x.value)")
@@ -168,6 +172,10 @@ def test_every_combination_is_readable_without_javascript(open_page: Any, base_u
         assert page.locator("#summary").inner_text() == f"Showing {path.summary}."
         assert highlighted(page, "step") == {j.id for j in path.steps}
         assert shown_steps(page) == [j.id for j in path.steps]
+    # each shown step and the path's drawing have their content (views.js has filled them)
+    assert page.locator("#journey > li:not([hidden]) h3").count() == len(path.steps)
+    assert page.locator(".path-drawing-box:not([hidden]) svg").count() == 1
+    assert page.locator("[data-deferred]:not([hidden])").count() == 0
 
 
 def test_every_page_loads_offline_without_errors(open_page: Any, base_url: str) -> None:

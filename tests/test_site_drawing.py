@@ -30,6 +30,7 @@ pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")
 from atlas.publish import site  # after the skip: it needs jinja2
 from atlas.publish.site import _column, _drawings, _layout
 from atlas.publish.site._pages import Page
+from sitefiles import page_text
 
 HAS_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
@@ -263,10 +264,19 @@ def test_each_path_is_drawn_as_a_column_for_phones(built: Path) -> None:
     assert 'viewBox="0 0 320 ' in column.group(0)
     interactive = (built / "pytorch" / "index.html").read_text(encoding="utf-8")
     boxes = re.findall(
-        r'<div class="path-drawing-box" data-views="([^"]*)"( hidden)?>', interactive
+        r'<div class="path-drawing-box" data-views="([^"]*)"( hidden)?( data-deferred="[^"]+")?>'
+        r"(<svg)?",
+        interactive,
     )
     assert len(boxes) == 6  # a column per path
-    assert [slugs for slugs, hidden in boxes if not hidden] == [GPU_SLUG]  # the default one
+    assert [slugs for slugs, hidden, _, _ in boxes if not hidden] == [GPU_SLUG]  # the default one
+    # the default one is in the page; the others come from views.js when first shown
+    assert [(bool(later), bool(svg)) for _, hidden, later, svg in boxes if not hidden] == [
+        (False, True)
+    ]
+    assert all(later and not svg for _, hidden, later, svg in boxes if hidden)
+    filled = page_text(built / "pytorch" / "index.html")
+    assert len(re.findall(BOX + "<svg", filled)) == 6
 
 
 def test_the_column_gives_overlapping_side_arrows_their_own_lanes() -> None:

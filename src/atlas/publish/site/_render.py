@@ -1,10 +1,12 @@
 """The files of the site, rendered from one document: every page's path and text.
 
 Per atlas with paths: ``<atlas>/index.html`` (every combination of its dimensions, switched by
-``site.js``, opening on :func:`~atlas.publish.site._views.default_view`), one static page per
-combination (``<atlas>/<combination>.html``, readable with JavaScript off), and the reference
-pages beside them: every stage (``stages.html``), every step (``steps.html``), and the sources
-and witness runs (``sources.html``). An atlas of technologies gets its page and its sources.
+``site.js``, opening on :func:`~atlas.publish.site._views.default_view`; what only the other
+combinations show is in ``<atlas>/views.js``, see :mod:`atlas.publish.site._deferred`), one
+static page per combination (``<atlas>/<combination>.html``, readable with JavaScript off), and
+the reference pages beside them: every stage (``stages.html``), every step (``steps.html``),
+and the sources and witness runs (``sources.html``). An atlas of technologies gets its page and
+its sources.
 Then ``graph.html`` (the full graph) and ``index.html`` (every atlas).
 """
 
@@ -14,6 +16,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from atlas.data import export
+from atlas.publish.site._deferred import DEFERRED_FILE, Deferred
 from atlas.publish.site._drawings import drawings as laid_out
 from atlas.publish.site._lookups import SOURCES_PAGE, STAGES_PAGE, STEPS_PAGE
 from atlas.publish.site._pages import Page
@@ -102,7 +105,13 @@ def _atlas_pages(env: Any, context: dict[str, Any], drawing: Drawing) -> Iterato
     template = env.get_template("atlas.html")
     shown = [default_view(views)] if views else []
 
-    def page(first: list[View], others: list[View], *, interactive: bool) -> str:
+    def page(
+        first: list[View],
+        others: list[View],
+        *,
+        interactive: bool,
+        deferred: Deferred | None = None,
+    ) -> str:
         return str(
             template.render(
                 **context,
@@ -111,11 +120,16 @@ def _atlas_pages(env: Any, context: dict[str, Any], drawing: Drawing) -> Iterato
                 journey=journey([*first, *others]),  # the first view's steps in their order
                 parts=python_parts(others or first),
                 interactive=interactive,
+                deferred=deferred,
+                deferred_file=DEFERRED_FILE,
                 part="view",
             )
         )
 
-    yield f"{atlas.id}/index.html", page(shown, views, interactive=True)
+    kept = Deferred()  # what only the other views show: loaded by site.js when first needed
+    yield f"{atlas.id}/index.html", page(shown, views, interactive=True, deferred=kept)
+    if kept.parts:
+        yield f"{atlas.id}/{DEFERRED_FILE}", kept.script()
     for view in views:
         yield f"{atlas.id}/{view.file}", page([view], [], interactive=False)
     reference = env.get_template("reference.html")

@@ -3,7 +3,10 @@
    without this script: it only shows the chosen view, highlights its path in the drawing and
    writes the choice to the URL fragment (#mode=...&device=...), one history entry per choice,
    so that Back undoes it. A value the page does not know is reported, never silently replaced.
-   Links within the page keep the choice in the URL too (#mode=...&at=<id of the target>). */
+   Links within the page keep the choice in the URL too (#mode=...&at=<id of the target>).
+   What only the other views show is not in the page (its shells carry data-deferred; the data node names the file in data-src): it is in
+   views.js beside the page, loaded when another view is first asked for (or the form is
+   approached), and put in its shells before that view is shown. */
 (function () {
   "use strict";
   var form = document.getElementById("selector");
@@ -18,6 +21,44 @@
   var baseTitle = document.title;
   var current = null;
   var lastTarget = null;
+  var waiting = null;  // what to do once views.js has come (null: not asked for yet)
+
+  /* Fill the shells with what views.js brought; true when none is left empty. */
+  function fill() {
+    var parts = window.atlasDeferred || {};
+    document.querySelectorAll("[data-deferred]").forEach(function (shell) {
+      var key = shell.getAttribute("data-deferred");
+      if (Object.prototype.hasOwnProperty.call(parts, key)) {
+        shell.innerHTML = parts[key];
+        shell.removeAttribute("data-deferred");
+      }
+    });
+    return !document.querySelector("[data-deferred]");
+  }
+
+  /* Run ``then`` once the page holds what ``view`` shows (at once for the opening view). */
+  function ensure(view, then) {
+    var source = dataNode.getAttribute("data-src");
+    if (!source || (view && view.slug === data["default"]) || !document.querySelector("[data-deferred]")) {
+      then(); return;
+    }
+    if (waiting) { waiting.push(then); return; }
+    waiting = [then];
+    var script = document.createElement("script");
+    script.src = source;
+    script.onload = script.onerror = function () {
+      var complete = fill();
+      var queue = waiting;
+      waiting = complete ? [] : null;  // a failed load may be tried again by the next choice
+      queue.forEach(function (each) { each(); });
+      if (!complete) {
+        tell(["Part of this view could not be loaded (" + source + "); its static page has all of it: " +
+          "follow the list of combinations with JavaScript off, or reload."]);
+      }
+    };
+    document.head.appendChild(script);
+  }
+  function prefetch() { ensure(null, function () {}); }
 
   function fold(text) { return text.trim().replace(/\s+/g, " ").toLowerCase(); }  // atlas fold
 
@@ -177,9 +218,17 @@
         }).join(" and ") + " with the other choices.");
       }
       if (problems.length) { problems.push("Shown instead: " + titleOf(view) + "."); }
-      show(view, null);
-      tell(problems);
+      ensure(view, function () {
+        show(view, null);
+        tell(problems);
+        revealAsked(asked);
+      });
+      return;
     }
+    revealAsked(asked);
+  }
+
+  function revealAsked(asked) {
     var target = asked.at ? document.getElementById(asked.at) : null;
     if (target) { reveal(target); }
   }
@@ -200,8 +249,11 @@
   form.hidden = false;
   form.addEventListener("change", function () {
     tell([]);
-    show(viewOf(fromForm()), "push");
+    var view = viewOf(fromForm());
+    ensure(view, function () { show(view, "push"); });
   });
+  form.addEventListener("focusin", prefetch);
+  form.addEventListener("pointerover", prefetch);
   form.addEventListener("submit", function (event) { event.preventDefault(); });
   window.addEventListener("popstate", restore);
   window.addEventListener("hashchange", restore);
