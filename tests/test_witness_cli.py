@@ -13,6 +13,7 @@ from atlas._witness import WitnessRecord, witness
 from atlas._witness import cli as witness_cli
 from atlas._witness import compare as compare_module
 from atlas._witness import run as witness_run
+from atlas._witness.compare import step_label
 from atlas._witness.errors import WitnessValueError
 from atlas._witness.observe import STEPS, build_record
 from atlas.models._raw import RawRun
@@ -95,8 +96,13 @@ def test_record_compare_prints_each_step_and_exits_0(
     assert run(parser, "--record", str(record_file), "--compare") == witness_cli.EXIT_OK
     out = capsys.readouterr().out
     assert "NVIDIA H200" in out
-    assert "documented and observed   pytorch-ptx-translated-to-sass" in out
-    assert "observed, not documented  pytorch-cpython-calls-aten-dispatch" in out
+    # each step in words, its id under it, and its evidence in full
+    ptx = step_label("pytorch-ptx-translated-to-sass")
+    assert ptx == "PTX is translated to GPU machine code"
+    assert f"   documented and observed: {ptx}\n     step pytorch-ptx-translated-to-sass\n" in out
+    calls = step_label("pytorch-cpython-calls-aten-dispatch")
+    assert f"   observed, not documented: {calls}\n" in out
+    assert "\u2026" not in out.split("eager on nvidia-gpu:")[1]  # nothing cut
 
 
 def test_contradicted_step_exits_1(
@@ -116,7 +122,10 @@ def test_contradicted_step_exits_1(
     record_file.write_text(dump_json(broken), encoding="utf-8")
     assert run(parser, "--record", str(record_file), "--compare") == witness_cli.EXIT_CONTRADICTED
     out = capsys.readouterr().out
-    assert "! documented, not observed  pytorch-ptx-translated-to-sass" in out
+    ptx = step_label("pytorch-ptx-translated-to-sass")
+    assert f" ! documented, not observed: {ptx}\n" in out
+    assert "the run contradicts the atlas here" in out
+    assert "why: no cubin" in out
     assert "contradicted by the run" in out
 
 

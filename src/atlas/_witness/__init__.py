@@ -1,9 +1,10 @@
 """The witness: what a real run of PyTorch shows, stage by stage, beside what the atlas documents.
 
-``witness(mode, device)`` runs a tiny model with the installed PyTorch (an optional extra:
-``pip install 'execution-atlas[witness]'``) in a child process with fresh temporary caches and
-returns a :class:`WitnessRecord`. Nothing here imports torch; only ``collect.py`` and its helpers
-(``_tiny_model``, ``_torch_capture``, ``_environment``) do, in the child. Records are read,
+``witness(mode, device, model=...)`` runs a model (by default a tiny one) with the installed
+PyTorch (an optional extra: ``pip install 'execution-atlas[witness]'``) in a child process with
+fresh temporary caches and returns a :class:`WitnessRecord`. Nothing here imports torch; only
+``collect.py`` and its helpers (``_tiny_model``, ``_workload``, ``_torch_capture``,
+``_environment``) do, in the child. Records are read,
 written and turned into TriG by ``files.py``.
 
 The comparison with the atlas is ``atlas._witness.compare.compare(record)`` (the function is not
@@ -20,13 +21,19 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from atlas._witness.compare import ModeComparison, StepComparison
-    from atlas._witness.errors import TorchNotInstalledError, WitnessError, WitnessRunError
+    from atlas._witness.errors import (
+        ModelSpecError,
+        TorchNotInstalledError,
+        WitnessError,
+        WitnessRunError,
+    )
     from atlas._witness.files import load_record, to_trig
     from atlas.models._witness import WitnessRecord, dump_json, json_schema
 
 # Imported on first use, so that ``atlas --help`` does not build the record models (nor
 # ``atlas path`` import the error classes).
 _LAZY = {
+    "ModelSpecError": "atlas._witness.errors",
     "TorchNotInstalledError": "atlas._witness.errors",
     "WitnessError": "atlas._witness.errors",
     "WitnessRunError": "atlas._witness.errors",
@@ -52,6 +59,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "ModeComparison",
+    "ModelSpecError",
     "StepComparison",
     "TorchNotInstalledError",
     "WitnessError",
@@ -66,22 +74,35 @@ __all__ = [
 
 
 def witness(
-    mode: str = "all", device: str = "auto", *, raw_output: Path | None = None
+    mode: str = "all",
+    device: str = "auto",
+    *,
+    raw_output: Path | None = None,
+    model: str | None = None,
+    inputs: str | None = None,
 ) -> WitnessRecord:
-    """Run the tiny model and return what each stage showed.
+    """Run a model and return what each stage showed, and what its graphs and kernels were.
 
     Args:
         mode: ``eager``, ``compile`` (or ``torch-compile``) or ``all``.
         device: ``cpu``, ``cuda`` (or ``nvidia-gpu``) or ``auto`` (cuda when available).
         raw_output: where to save the collector's raw JSON as well (optional).
+        model: the factory of the model to run, ``"module:function"`` or
+            ``"path/to/file.py:function"``: called with no arguments (or ``device=``), it
+            returns ``(model, inputs)``, or the model alone when ``inputs`` is given. By
+            default the witness's own tiny model (Linear/GELU/LayerNorm and a graph break).
+        inputs: the factory of the model's example inputs (a tensor, a tuple of arguments or
+            a dict of keyword arguments), when ``model`` returns the model alone.
 
     Raises:
         TorchNotInstalledError: PyTorch is not installed (the message says how to install it).
         WitnessError: an unknown mode or device (a ``ValueError`` too).
+        ModelSpecError: ``model``/``inputs`` name no usable factory, or it failed.
         CudaUnavailableError: ``device="cuda"`` where PyTorch sees no CUDA GPU.
         WitnessRunError: the run failed; its messages went to standard error.
     """
     from atlas._witness.observe import build_record  # noqa: PLC0415
     from atlas._witness.run import run_collector  # noqa: PLC0415
 
-    return build_record(run_collector(mode, device, raw_output=raw_output))
+    raw = run_collector(mode, device, raw_output=raw_output, model=model, inputs=inputs)
+    return build_record(raw)

@@ -57,12 +57,15 @@ def cpython_calls_dispatch(view: RunView) -> list[Excerpt]:
             )
         ]
     if view.run.mode == "torch-compile" and view.aten_events():
+        where = ["Inductor's library calls"]
+        if parse.graph_breaks(view.run.dynamo_counters):
+            where.append("the code around the graph break")
         return [
             Excerpt(
                 source="profiler",
                 text=clip(
-                    "inside the compiled function Python still called aten operators through the "
-                    "dispatcher (Inductor's extern_kernels, the code around the graph break): "
+                    "inside the compiled function, aten operators were still called through the "
+                    f"dispatcher (the profiler timed them; {' or '.join(where)} make such calls): "
                     + listing(view.aten_events())
                 ),
             )
@@ -77,22 +80,16 @@ def dispatch_to(kernel_key: str, device_prefix: str, *, on_cpu: bool) -> Probe:
         if view.cpu != on_cpu:
             return []
         routed = [
-            f"{op.op} on {'/'.join(op.devices)} -> {kernel_key} kernel"
+            f"{op.op} on {'/'.join(op.devices)} tensors"
             for op in view.run.dispatched
             if kernel_key in op.kernels and any(d.startswith(device_prefix) for d in op.devices)
         ]
         if routed:
-            return [Excerpt(source="dispatch-mode", text=clip(listing(routed)))]
-        if view.run.mode == "torch-compile" and view.aten_events():
-            return [
-                Excerpt(
-                    source="profiler",
-                    text=clip(
-                        f"aten operators inside the compiled call, on {device_prefix} tensors: "
-                        + listing(view.aten_events())
-                    ),
-                )
-            ]
+            text = (
+                f"the dispatch mode saw {listing(routed)}; the dispatcher's table has a "
+                f"{kernel_key} kernel for each"
+            )
+            return [Excerpt(source="dispatch-mode", text=clip(text))]
         return []
 
     return probe
@@ -111,6 +108,21 @@ def aten_cpu_runs(view: RunView) -> list[Excerpt]:
     ]
 
 
+def _short(kernel: str) -> str:
+    """A CUDA kernel's name without ``void`` and its parameter list (the profiler's full name).
+
+    >>> _short("void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)")
+    'at::native::reduce_kernel<512, 1>'
+    """
+    name = kernel.removeprefix("void ").strip()
+    depth = 0
+    for i, char in enumerate(name):
+        depth += (char == "<") - (char == ">")
+        if char == "(" and depth == 0 and i > 0:
+            return name[:i]
+    return name
+
+
 def aten_cuda_launched(view: RunView) -> list[Excerpt]:
     """Non-Triton CUDA kernels (cuBLAS, ATen) ran on the GPU."""
     kernels = [
@@ -120,20 +132,19 @@ def aten_cuda_launched(view: RunView) -> list[Excerpt]:
     ]
     if view.cpu or not kernels:
         return []
-    gemms = [n for n, _ in kernels if parse.is_gemm_kernel(n)]
-    found = [
-        Excerpt(
-            source="profiler",
-            text=clip(f"CUDA kernels on the GPU: {listing([f'{n} x{c}' for n, c in kernels])}"),
-        )
-    ]
-    if gemms:
+    gemms = [_short(n) for n, _ in kernels if parse.is_gemm_kernel(n)]
+    found = []
+    if gemms:  # the kernels that did the matrix products first: the telling ones
         found.append(
             Excerpt(
                 source="profiler",
                 text=clip(f"GEMM kernels (cuBLAS, cuBLASLt, CUTLASS): {listing(gemms)}"),
             )
         )
+    named = [f"{_short(n)} x{c}" for n, c in kernels]
+    found.append(
+        Excerpt(source="profiler", text=clip(f"CUDA kernels on the GPU: {listing(named)}"))
+    )
     libraries = [n for n in view.run.mapped_files if n.startswith(("libcublas", "libcudnn"))]
     if libraries:
         found.append(Excerpt(source="process-maps", text=clip(f"loaded: {listing(libraries)}")))

@@ -68,7 +68,7 @@ def compiled_by_inductor(view: RunView) -> list[Excerpt]:
         for a in view.wrappers
     ]
     inductor = view.run.dynamo_counters.get("inductor", {})
-    if inductor:
+    if found and inductor:  # the counters alone do not show that Inductor generated code
         found.append(
             Excerpt(
                 source="dynamo-counters",

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Probe", "RunView", "clip", "listing"]
 
-_EXCERPT_LIMIT = 300
+_EXCERPT_LIMIT = 1000
 _LIST_LIMIT = 6
 _COMPUTE = re.compile(r"mm|gelu|norm|relu|sum|mul|add|softmax|conv|item|scalar")
 

@@ -12,7 +12,11 @@ dispatcher table, Dynamo) are read on purpose.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Sequence
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas.models._raw import CapturedGraph, DispatchedOp, ProfiledEvent
@@ -26,16 +30,18 @@ __all__ = [
     "compile_error_text",
     "dispatched_ops",
     "dynamo_counters",
+    "graph_break_log",
     "profiled_events",
     "recording_backend",
     "reset_dynamo",
+    "warm_seconds",
 ]
 
 _KERNEL_KEYS = ("CPU", "CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
 
-def dispatched_ops(fn: Callable[[Any], Any], x: Any) -> tuple[DispatchedOp, ...]:
-    """Run ``fn(x)`` under a dispatch mode that logs each aten overload and its devices."""
+def dispatched_ops(call: Callable[[], Any]) -> tuple[DispatchedOp, ...]:
+    """Run ``call()`` under a dispatch mode that logs each aten overload and its devices."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_leaves
@@ -64,25 +70,25 @@ def dispatched_ops(fn: Callable[[Any], Any], x: Any) -> tuple[DispatchedOp, ...]
             return func(*args, **(kwargs or {}))
 
     with torch.no_grad(), Recorder():  # type: ignore[no-untyped-call]  # untyped in torch
-        fn(x)
+        call()
     return tuple(
         DispatchedOp(op=name, devices=devices, kernels=kernels[name], count=count)
         for (name, devices), count in seen.items()
     )
 
 
-def profiled_events(fn: Callable[[Any], Any], x: Any, *, cuda: bool) -> tuple[ProfiledEvent, ...]:
-    """Profile one warm call of ``fn(x)``; return each event name per device type."""
+def profiled_events(call: Callable[[], Any], *, cuda: bool) -> tuple[ProfiledEvent, ...]:
+    """Profile one warm ``call()``; return each event name per device type."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     with torch.no_grad():
-        fn(x)
+        call()
         if cuda:
             torch.cuda.synchronize()
         with profile(activities=activities) as prof:
-            fn(x)
+            call()
             if cuda:
                 torch.cuda.synchronize()
     counts: collections.Counter[tuple[str, str]] = collections.Counter(
@@ -94,8 +100,34 @@ def profiled_events(fn: Callable[[Any], Any], x: Any, *, cuda: bool) -> tuple[Pr
     )
 
 
-def recording_backend(graphs: list[CapturedGraph], progress: Progress) -> Callable[..., Any]:
-    """A torch.compile backend that appends each graph to ``graphs``, then runs Inductor."""
+def _files(root: Path) -> set[str]:
+    """Every file under ``root``, relative to it, as POSIX paths."""
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+def warm_seconds(call: Callable[[], Any], *, cuda: bool, repeat: int = 3) -> float:
+    """The fastest of ``repeat`` warm calls, in seconds (the GPU's work waited for)."""
+    import torch
+
+    best = float("inf")
+    with torch.no_grad():
+        for _ in range(repeat):
+            started = time.perf_counter()
+            call()
+            if cuda:
+                torch.cuda.synchronize()
+            best = min(best, time.perf_counter() - started)
+    return round(best, 6)
+
+
+def recording_backend(
+    graphs: list[CapturedGraph], progress: Progress, root: Path
+) -> Callable[..., Any]:
+    """A torch.compile backend that records each graph, then compiles it with Inductor.
+
+    The files that appear under ``root`` (the run's temporary caches) while Inductor compiles a
+    graph are recorded with it: its output module is among them.
+    """
     from torch._guards import CompileContext
     from torch._inductor.compile_fx import compile_fx
 
@@ -106,11 +138,65 @@ def recording_backend(graphs: list[CapturedGraph], progress: Progress) -> Callab
             for node in gm.graph.nodes
             if node.op in ("call_function", "call_method", "call_module")
         )
-        graphs.append(CapturedGraph(compile_id=str(compile_id), ops=ops, code=gm.code.strip()))
         progress(f"torch.compile: Dynamo captured graph {compile_id} ({len(ops)} ops)")
-        return compile_fx(gm, example_inputs)
+        before = _files(root)
+        started = time.perf_counter()
+        compiled = compile_fx(gm, example_inputs)
+        seconds = round(time.perf_counter() - started, 3)
+        written = tuple(sorted(_files(root) - before))
+        graphs.append(
+            CapturedGraph(
+                compile_id=str(compile_id),
+                ops=ops,
+                code=gm.code.strip(),
+                written=written,
+                compile_s=seconds,
+            )
+        )
+        progress(f"torch.compile: Inductor compiled graph {compile_id} in {seconds:.1f} s")
+        return compiled
 
     return backend
+
+
+class _Kept(logging.Handler):
+    """Keeps the messages of the loggers it is attached to."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def graph_break_log() -> Iterator[list[str]]:
+    """Keep Dynamo's ``graph_breaks`` log messages (location, reason, user stack) meanwhile.
+
+    The messages are kept, not printed: the artifact's loggers stop propagating to torch's
+    handlers while the block runs.
+    """
+    import torch._dynamo  # noqa: F401 - importing it creates the artifact loggers
+    from torch._logging._internal import set_logs
+
+    set_logs(graph_breaks=True)
+    kept = _Kept()
+    names = [n for n in logging.root.manager.loggerDict if n.endswith(".__graph_breaks")]
+    loggers = [logging.getLogger(n) for n in names]
+    saved = [(lg.propagate, lg.level) for lg in loggers]
+    for lg in loggers:
+        lg.addHandler(kept)
+        lg.propagate = False
+        lg.setLevel(logging.DEBUG)
+    try:
+        yield kept.messages
+    finally:
+        for lg, (propagate, level) in zip(loggers, saved, strict=True):
+            lg.removeHandler(kept)
+            lg.propagate = propagate
+            lg.setLevel(level)
+        set_logs()
 
 
 def reset_dynamo() -> None:

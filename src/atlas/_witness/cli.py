@@ -1,9 +1,12 @@
-"""The ``atlas witness`` sub-command: run the tiny model, print what it showed, compare.
+"""The ``atlas witness`` sub-command: run a model, print what it showed, compare with the atlas.
 
 Register it in the main parser with ``add_parser(subparsers)``; it sets ``handler=main``.
-Exit status, as every ``atlas`` command's: 0 done, 1 a documented step contradicted by the run
-(``--compare``) or a failed run, 3 could not run here (PyTorch not installed, ``--device cuda``
-without a CUDA GPU, an input that cannot be read). ``-`` as ``--record`` or ``--from-raw`` is
+Exit status, as every ``atlas`` command's: 0 done (and, with ``--compare``, no documented step
+contradicted); 1 a documented step contradicted by evidence the run produced (``--compare``);
+3 could not run or could not observe: PyTorch not installed, ``--device cuda`` without a CUDA
+GPU, a ``--model`` that names no usable factory, an input that cannot be read, a run that failed
+(a torch.compile that could not compile, e.g. without a C++ compiler) or a setting that hid the
+evidence of documented steps (named in the output). ``-`` as ``--record`` or ``--from-raw`` is
 standard input; as ``--output``, standard output (the summary then goes to standard error).
 """
 
@@ -33,13 +36,17 @@ EXIT_NO_TORCH = EXIT_COULD_NOT_RUN  # PyTorch not installed: the witness could n
 _STDIO = Path("-")  # as a file: standard input (or output)
 
 _DESCRIPTION = (
-    "Run a tiny model (Linear/GELU/LayerNorm and a deliberate graph break) with the installed "
-    "PyTorch, in fresh temporary caches, and record what each stage showed: aten operators and "
-    "kernels in eager mode; Dynamo's graphs and graph breaks, Inductor's generated C++/OpenMP or "
-    "Triton code, and on a GPU the Triton, PTX and SASS artifacts under torch.compile. "
-    "Exit status: 0 done; 1 a documented step contradicted by the run (--compare) or a failed "
-    "run; 3 could not run here (PyTorch is not installed, --device cuda without a CUDA GPU, an "
-    "input that cannot be read)."
+    "Run a model with the installed PyTorch, in fresh temporary caches, and record what each "
+    "stage of the atlas showed: aten operators and kernels in eager mode; under torch.compile "
+    "Dynamo's graphs and graph breaks (reason and place in your code), the kernels Inductor "
+    "generated for each graph (C++/OpenMP or Triton, with the operators they fuse) and the "
+    "calls it left to ATen or vendor libraries, and on a GPU the Triton, PTX and SASS artifacts; "
+    "where Python's part ended for this model; first-call and warm-call times. The model is the "
+    "witness's tiny one (Linear/GELU/LayerNorm and a deliberate graph break) or yours: "
+    "--model module:function (or path/to/file.py:function) returning (model, inputs). "
+    "Exit status: 0 done; 1 a documented step contradicted by the run (--compare); 3 could not "
+    "run or observe (PyTorch not installed, --device cuda without a CUDA GPU, a --model that "
+    "names no usable factory, an unreadable input, a failed run, a setting that hid evidence)."
 )
 
 
@@ -56,6 +63,17 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         choices=("cpu", "cuda", "auto"),
         default="auto",
         help="where to run; auto picks cuda when available (default: auto)",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="MODULE:FUNCTION",
+        help="the factory of the model to run (also path/to/file.py:function): called with no "
+        "arguments (or device=), it returns (model, inputs), or the model alone with --inputs",
+    )
+    parser.add_argument(
+        "--inputs",
+        metavar="MODULE:FUNCTION",
+        help="the factory of the model's example inputs (a tensor, a tuple or a dict)",
     )
     parser.add_argument(
         "--output",
@@ -88,38 +106,72 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="FILE",
         help="also save the collector's raw output (JSON), e.g. for test fixtures",
     )
+    _add_report_option(parser)
     parser.set_defaults(handler=main)
     return parser
+
+
+def _add_report_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE",
+        help="also write a report a person reads: Markdown (FILE.md) or one self-contained HTML "
+        "page with a drawing of each path (FILE.html, needs the 'site' extra); with --compare, "
+        "the comparison too",
+    )
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``witness`` sub-command to the ``subparsers`` of the main ``atlas`` parser."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "witness",
-        help="run a tiny model and record what each stage of the atlas showed",
+        help="run a model (yours, or a tiny one) and record what each stage of the atlas showed",
         description=_DESCRIPTION,
     )
     return configure(parser)
 
 
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f} s" if value < 10 else f"{value:.1f} s"  # noqa: PLR2004
+
+
+def _mode_lines(mode: Any) -> list[str]:
+    name = "torch.compile" if mode.mode == "torch-compile" else mode.mode
+    times = f"first call {_seconds(mode.first_call_s)}, warm call {_seconds(mode.warm_call_s)}"
+    lines = ["", f"{name}: {mode.duration_s:.1f} s ({times})"]
+    lines += [f"  could not observe: {problem}" for problem in mode.unobservable]
+    for observation in mode.steps:
+        lines.append(f"  {observation.status:<13} {observation.step}")
+        detail = observation.evidence[0].text if observation.evidence else observation.note
+        if detail:
+            lines.append(f"{'':16}{detail}")
+    for graph in mode.graphs:
+        module = f", output module {graph.output_module}" if graph.output_module else ""
+        lines.append(f"  graph {graph.compile_id}: {len(graph.ops)} operations{module}")
+        for call in graph.calls:
+            ops = f" ({', '.join(call.ops)})" if call.ops else ""
+            lines.append(f"    {call.kind:<8} {call.name}{ops}")
+    if mode.graphs and not any(g.calls for g in mode.graphs) and mode.kernels:
+        lines.append(f"  kernels: {', '.join(mode.kernels)}")
+    for item in mode.graph_breaks:
+        where = f" at {item.location}" if item.location else ""
+        inside = f" in {item.function}" if item.function else ""
+        lines.append(f"  graph break{where}{inside}: {item.count} x {item.reason}")
+        if item.code:
+            lines.append(f"    {item.code}")
+    if mode.python_ends:
+        lines.append("  where Python's part ended:")
+        lines += [f"    {sentence}" for sentence in mode.python_ends]
+    return lines
+
+
 def summary(record: Any) -> str:
-    """The record as a few lines of text: one line per step of each mode."""
+    """The record as text: per mode its steps, graphs, kernels, breaks and where Python ended."""
     lines = [f"{record.title} ({record.duration_s:.1f} s)", f"record {record.id}"]
+    lines.append(f"model: {record.model}")
     for mode in record.modes:
-        lines.append("")
-        lines.append(f"{mode.mode}: {mode.duration_s:.1f} s")
-        if mode.error:
-            lines.append(f"  problem: {mode.error}")
-        for observation in mode.steps:
-            lines.append(f"  {observation.status:<13} {observation.step}")
-            detail = observation.evidence[0].text if observation.evidence else observation.note
-            if detail:
-                lines.append(f"{'':16}{detail}")
-        if mode.graphs:
-            lines.append(
-                f"  graphs: {len(mode.graphs)}; kernels: {', '.join(mode.kernels) or 'none'}"
-            )
-        lines.extend(f"  graph break: {b.count} x {b.reason}" for b in mode.graph_breaks)
+        lines += _mode_lines(mode)
     return "\n".join(lines) + "\n"
 
 
@@ -153,6 +205,9 @@ def _usage_error(args: argparse.Namespace) -> str | None:
         return "--raw '-': the raw output is written to a file; '-' (standard output) is --output's"
     if args.record == _STDIO and args.from_raw == _STDIO:
         return "only one input can be read from standard input ('-')"
+    given = [o for o, v in (("--record", args.record), ("--from-raw", args.from_raw)) if v]
+    if given and (args.model or args.inputs):
+        return f"--model and --inputs run a model; {given[0]} reads a run made before"
     return None
 
 
@@ -169,7 +224,48 @@ def _record(args: argparse.Namespace) -> Any:
         return build_record(RawRun.model_validate_json(_read(args.from_raw, "--from-raw")))
     from atlas._witness import witness  # noqa: PLC0415
 
-    return witness(args.mode, args.device, raw_output=args.raw)
+    return witness(
+        args.mode, args.device, raw_output=args.raw, model=args.model, inputs=args.inputs
+    )
+
+
+def _check_report(path: Path | None) -> int | None:
+    """Exit status 2 (a suffix that names no format) or 3 (HTML without Jinja2), else None."""
+    if path is None:
+        return None
+    from atlas._witness.report import check_report  # noqa: PLC0415
+    from atlas.errors import CouldNotRunError  # noqa: PLC0415
+
+    try:
+        check_report(path)
+    except CouldNotRunError as error:
+        return _fail(str(error), EXIT_COULD_NOT_RUN)
+    except ValueError as error:
+        return _fail(f"--report: {error}", EXIT_USAGE)
+    return None
+
+
+def _prechecked(args: argparse.Namespace) -> int | None:
+    """The exit status of options that cannot work, checked before a run; None when they can."""
+    usage = _usage_error(args)
+    if usage is not None:
+        return _fail(usage, EXIT_USAGE)
+    return _check_report(args.report)
+
+
+def _write_report(path: Path | None, record: Any, comparisons: Any, status: int) -> int:
+    """Write the report, if asked for (atomically): ``status``, or 3 when it cannot be written."""
+    if path is None:
+        return status
+    from atlas._witness.report import write_report  # noqa: PLC0415
+    from atlas.errors import CouldNotRunError  # noqa: PLC0415
+
+    try:
+        write_report(path, record, comparisons)
+    except (CouldNotRunError, OSError) as error:
+        reason = getattr(error, "strerror", None) or error
+        return _fail(f"cannot write the report {str(path)!r}: {reason}", EXIT_COULD_NOT_RUN)
+    return status
 
 
 def main(args: argparse.Namespace) -> int:
@@ -179,9 +275,9 @@ def main(args: argparse.Namespace) -> int:
     from atlas.errors import CouldNotRunError  # noqa: PLC0415
     from atlas.models import _witness as records  # noqa: PLC0415
 
-    usage = _usage_error(args)
-    if usage is not None:
-        return _fail(usage, EXIT_USAGE)
+    failed = _prechecked(args)  # before a run: a bad --report wastes no time
+    if failed is not None:
+        return failed
     try:
         record = _record(args)
     except (CouldNotRunError, OSError) as error:  # OSError: writing --raw
@@ -196,13 +292,25 @@ def main(args: argparse.Namespace) -> int:
         text = files.to_trig(record) if args.output.suffix == ".trig" else records.dump_json(record)
         files.write_atomic(args.output, text)
     report.write(summary(record))
-    if not args.compare:
-        return EXIT_OK
-    from atlas._witness.compare import compare, format_comparisons  # noqa: PLC0415
+    unobservable = [p for mode in record.modes for p in mode.unobservable]
+    status = EXIT_OK
+    comparisons = None
+    if args.compare:
+        from atlas._witness.compare import compare, format_comparisons  # noqa: PLC0415
 
-    try:
-        comparisons = compare(record)
-    except (LookupError, ValueError) as error:
-        return _fail(f"cannot compare with the atlas: {error}", 1)
-    report.write("\n" + format_comparisons(comparisons))
-    return EXIT_CONTRADICTED if any(c.contradicted for c in comparisons) else EXIT_OK
+        try:
+            comparisons = compare(record)
+        except (LookupError, ValueError) as error:
+            return _fail(f"cannot compare with the atlas: {error}", 1)
+        report.write("\n" + format_comparisons(comparisons))
+        if any(c.contradicted for c in comparisons):
+            status = EXIT_CONTRADICTED
+    status = _write_report(args.report, record, comparisons, status)
+    if unobservable:  # a run that could not look proves nothing either way
+        sys.stderr.write(
+            "atlas witness: the run could not observe every documented step: "
+            + "; ".join(dict.fromkeys(unobservable))
+            + "\n"
+        )
+        return EXIT_COULD_NOT_RUN
+    return status

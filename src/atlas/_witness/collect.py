@@ -1,12 +1,17 @@
-"""Run the tiny model with the installed PyTorch and collect raw evidence.
+"""Run a model with the installed PyTorch and collect raw evidence.
 
-This module and the helpers it alone imports (``_tiny_model``, ``_torch_capture``,
-``_environment``; ``_run_traces`` and ``_progress`` need no torch) are the only code that imports
-torch. It runs in a child process started by ``atlas._witness.run`` with
-``TORCHINDUCTOR_CACHE_DIR``, ``TRITON_CACHE_DIR`` and ``TMPDIR`` pointing into a fresh temporary
-folder, so every file found there was written by this run::
+The model is the witness's tiny one, or the one a factory builds (``--model module:function``,
+see ``_workload``). This module and the helpers it alone imports (``_tiny_model``,
+``_workload``, ``_torch_capture``, ``_environment``; ``_run_traces`` and ``_progress`` need no
+torch) are the only code that imports torch. It runs in a child process started by
+``atlas._witness.run`` with ``TORCHINDUCTOR_CACHE_DIR``, ``TRITON_CACHE_DIR`` and ``TMPDIR``
+pointing into a fresh temporary folder, so every file found there was written by this run::
 
-    python -m atlas._witness.collect --mode all --device cpu --root DIR --raw-output FILE
+    python -m atlas._witness.collect --mode all --device cpu --root DIR --raw-output FILE \
+        [--model module:function [--inputs module:function]]
+
+Exit status: 0 written; 4 the factory named no usable model; 5 the model raised while it ran
+(each with a one-line message on standard error).
 
 It reads no private text format: the files, commands and counters it gathers are handed on
 verbatim (as a :class:`~atlas.models._raw.RawRun`) and parsed by ``parse.py``. Besides
@@ -21,7 +26,10 @@ packages and ``atlas/errors.py`` were copied, as ``tests/fixtures/witness/record
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,81 +37,129 @@ from typing import Any
 from atlas._witness._environment import configure_torch, describe_device, versions
 from atlas._witness._progress import Progress, heartbeat, stderr_progress
 from atlas._witness._run_traces import CommandLog, cache_artifacts, disassemble, mapped_files
-from atlas._witness._tiny_model import MODEL, build_model
 from atlas._witness._torch_capture import (
     compile_error_text,
     dispatched_ops,
     dynamo_counters,
+    graph_break_log,
     profiled_events,
     recording_backend,
     reset_dynamo,
+    warm_seconds,
 )
+from atlas._witness._workload import Workload, load_workload, tiny_workload
+from atlas._witness.errors import ModelSpecError
 from atlas.models._raw import CapturedGraph, ModeRun, ProfiledEvent, RawRun
 
-__all__ = ["collect", "main"]
+__all__ = ["collect", "main", "run_environment"]
+
+EXIT_MODEL = 4  # the factory named no usable model (its message is on standard error)
+EXIT_RUN = 5  # the model raised while it ran
+_OWN = frozenset({"TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"})
+_PREFIXES = ("TORCH", "PYTORCH", "TRITON", "CUDA_", "INDUCTOR")
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _eager(torch_device: str, progress: Progress, *, cuda: bool) -> ModeRun:
+def run_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables of ``environ`` that change what torch, Inductor or Triton do or keep.
+
+    >>> run_environment({"TRITON_STORE_BINARY_ONLY": "1", "HOME": "/root", "TRITON_CACHE_DIR": "x"})
+    {'TRITON_STORE_BINARY_ONLY': '1'}
+    """
+    return {k: v for k, v in sorted(environ.items()) if k.startswith(_PREFIXES) and k not in _OWN}
+
+
+def _timed(call: Callable[[], Any], *, cuda: bool) -> float:
+    import torch
+
+    started = time.perf_counter()
+    with torch.no_grad():
+        call()
+        if cuda:
+            torch.cuda.synchronize()
+    return round(time.perf_counter() - started, 6)
+
+
+def _eager(work: Workload, progress: Progress, *, cuda: bool) -> ModeRun:
     started = _now()
     progress("eager: running the model under a dispatch mode and the profiler")
-    fn, x = build_model(torch_device)
-    dispatched = dispatched_ops(fn, x)
-    profiled = profiled_events(fn, x, cuda=cuda)
+    first = _timed(work, cuda=cuda)
+    dispatched = dispatched_ops(work)
+    profiled = profiled_events(work, cuda=cuda)
     return ModeRun(
         mode="eager",
         started_at=started,
         ended_at=_now(),
         dispatched=dispatched,
         profiled=profiled,
+        first_call_s=first,
+        warm_call_s=warm_seconds(work, cuda=cuda),
     )
 
 
 def _first_call(
-    compiled: Callable[[Any], Any],
-    fn: Callable[[Any], Any],
-    x: Any,
-    log: CommandLog,
-    progress: Progress,
-) -> tuple[bool | None, str | None]:
-    """Compile by calling ``compiled(x)``, logging commands; whether it matches ``fn(x)``, error."""
+    compiled: Callable[..., Any], work: Workload, log: CommandLog, progress: Progress, *, cuda: bool
+) -> tuple[bool | None, str | None, float | None]:
+    """Compile by calling ``compiled``, logging commands; whether it matches eager, error, time."""
     import torch
 
     log.active = True
     try:
         with heartbeat(progress, "torch.compile"), torch.no_grad():
-            out = compiled(x)
-            expected = fn(x)
-            outputs_match = bool(torch.allclose(out, expected, rtol=1e-3, atol=1e-3))
+            started = time.perf_counter()
+            out = work(compiled)
+            if cuda:
+                torch.cuda.synchronize()
+            seconds = round(time.perf_counter() - started, 6)
+            expected = work()
+            outputs_match = _same(out, expected)
     except Exception as exc:  # noqa: BLE001 - any compile failure is reported, not raised
         error = compile_error_text(exc)
         progress(f"torch.compile failed: {error}")
-        return None, error
+        return None, error, None
     finally:
         log.active = False
-    return outputs_match, None
+    return outputs_match, None, seconds
+
+
+def _same(out: Any, expected: Any) -> bool | None:
+    """Whether two outputs match (every tensor close); None when they cannot be compared."""
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    got, want = tree_leaves(out), tree_leaves(expected)
+    if len(got) != len(want):
+        return False
+    pairs = [(a, b) for a, b in zip(got, want, strict=True) if isinstance(a, torch.Tensor)]
+    if not pairs:
+        return None
+    return all(
+        a.shape == b.shape and bool(torch.allclose(a, b, rtol=1e-3, atol=1e-3)) for a, b in pairs
+    )
 
 
 def _compiled(
-    torch_device: str, root: Path, log: CommandLog, progress: Progress, *, cuda: bool
+    work: Workload, root: Path, log: CommandLog, progress: Progress, *, cuda: bool
 ) -> ModeRun:
     import torch
 
     started = _now()
     graphs: list[CapturedGraph] = []
-    backend = recording_backend(graphs, progress)
-    fn, x = build_model(torch_device)
+    backend = recording_backend(graphs, progress, root)
     reset_dynamo()
-    compiled = torch.compile(fn, backend=backend)
+    compiled = torch.compile(work.fn, backend=backend)
     profiled: tuple[ProfiledEvent, ...] = ()
+    warm = None
     progress("torch.compile: compiling (about 20 s on 2 CPU cores; a few seconds on a GPU machine)")
-    outputs_match, error = _first_call(compiled, fn, x, log, progress)
+    with graph_break_log() as breaks:
+        outputs_match, error, first = _first_call(compiled, work, log, progress, cuda=cuda)
     if error is None:
         progress("torch.compile: profiling one warm call of the compiled function")
-        profiled = profiled_events(compiled, x, cuda=cuda)
+        profiled = profiled_events(lambda: work(compiled), cuda=cuda)
+        warm = warm_seconds(lambda: work(compiled), cuda=cuda)
     progress("torch.compile: collecting the generated files")
     artifacts = cache_artifacts(root)
     return ModeRun(
@@ -119,13 +175,25 @@ def _compiled(
         mapped_files=mapped_files(root),
         outputs_match=outputs_match,
         error=error,
+        graph_break_log=tuple(breaks),
+        first_call_s=first,
+        warm_call_s=warm,
     )
 
 
-def collect(mode: str, device: str, root: Path, progress: Progress = stderr_progress) -> RawRun:
+def collect(
+    mode: str,
+    device: str,
+    root: Path,
+    progress: Progress = stderr_progress,
+    *,
+    model: str | None = None,
+    inputs: str | None = None,
+) -> RawRun:
     """Run the modes (``eager``, ``torch-compile`` or ``all``) on ``cpu`` or ``cuda``.
 
-    ``root`` must be the temporary folder that the cache variables point into.
+    ``root`` must be the temporary folder that the cache variables point into. ``model`` (and
+    ``inputs``) name the factories of the model to run (``_workload``); by default the tiny one.
     """
     log = CommandLog()  # installed before torch is imported, so nothing escapes it
     started = _now()
@@ -133,18 +201,28 @@ def collect(mode: str, device: str, root: Path, progress: Progress = stderr_prog
     cuda = device == "cuda"
     device_name, detail = describe_device(cuda=cuda)
     torch_device = "cuda" if cuda else "cpu"
+
+    def workload() -> Workload:  # a fresh model per mode: the modes do not share state
+        if model is None:
+            return tiny_workload(torch_device)
+        return load_workload(model, inputs, torch_device)
+
+    first = workload()
     modes: list[ModeRun] = []
     if mode in ("eager", "all"):
-        modes.append(_eager(torch_device, progress, cuda=cuda))
+        modes.append(_eager(first, progress, cuda=cuda))
     if mode in ("torch-compile", "all"):
-        modes.append(_compiled(torch_device, root, log, progress, cuda=cuda))
+        work = workload() if modes else first
+        modes.append(_compiled(work, root, log, progress, cuda=cuda))
     return RawRun(
         device="nvidia-gpu" if cuda else "cpu",
         device_name=device_name,
         device_detail=detail,
-        versions=versions(),
+        versions=versions(cuda=cuda),
         settings=settings,
-        model=MODEL,
+        model=first.description,
+        model_source=model,
+        environment=run_environment(os.environ),
         started_at=started,
         ended_at=_now(),
         modes=tuple(modes),
@@ -158,8 +236,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--device", choices=("cpu", "cuda"), required=True)
     parser.add_argument("--root", type=Path, required=True, help="the temporary cache folder")
     parser.add_argument("--raw-output", type=Path, required=True)
+    parser.add_argument("--model", help="the factory of the model (module:function)")
+    parser.add_argument("--inputs", help="the factory of its inputs (module:function)")
     args = parser.parse_args(argv)
-    raw = collect(args.mode, args.device, args.root)
+    try:
+        raw = collect(args.mode, args.device, args.root, model=args.model, inputs=args.inputs)
+    except ModelSpecError as error:
+        sys.stderr.write(f"atlas witness: error: {error}\n")
+        return EXIT_MODEL
+    except Exception as error:  # noqa: BLE001 - the user's model may raise anything
+        sys.stderr.write(f"atlas witness: error: the run failed: {type(error).__name__}: {error}\n")
+        return EXIT_RUN
     tmp = args.raw_output.with_name(args.raw_output.name + ".tmp")
     tmp.write_text(raw.model_dump_json(indent=1), encoding="utf-8")
     tmp.replace(args.raw_output)

@@ -8,7 +8,7 @@ document for that mode and device is reported as observed, not documented.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ __all__ = [
     "compare",
     "documented_steps",
     "format_comparisons",
+    "step_label",
 ]
 
 Verdict = Literal[
@@ -41,6 +42,12 @@ class StepComparison:
     step: str
     verdict: Verdict
     detail: str
+    label: str = ""  # the step in words, e.g. 'ATen dispatch dispatches to ATen CPU kernels'
+
+    @property
+    def explanation(self) -> str:
+        """What the verdict means for this step, in one sentence."""
+        return _EXPLAINED[self.verdict]
 
     @property
     def contradicts(self) -> bool:
@@ -62,6 +69,37 @@ class ModeComparison:
         return any(row.contradicts for row in self.rows)
 
 
+_EXPLAINED: dict[Verdict, str] = {
+    "documented and observed": "the atlas documents this step and the run showed it",
+    "documented, not observed": (
+        "the atlas documents this step, the run looked for it and did not find it: the run "
+        "contradicts the atlas here"
+    ),
+    "documented, not checked": (
+        "the atlas documents this step, and the run could not look for it (see why)"
+    ),
+    "observed, not documented": (
+        "the run showed this step, which the atlas does not document for this mode and device"
+    ),
+}
+
+
+_SEEN = frozenset({"documented and observed", "observed, not documented"})
+
+
+def step_label(step_id: str) -> str:
+    """The step in words ('<stage> <verb> <stage>'); the id when the atlas does not know it."""
+    from atlas.query import paths  # noqa: PLC0415 - the index is only needed when comparing
+
+    try:
+        step = paths.step(step_id)
+        return (
+            f"{paths.stage(step.from_stage).label} {step.verb} {paths.stage(step.to_stage).label}"
+        )
+    except LookupError:
+        return step_id
+
+
 def documented_steps(mode: str, device: str) -> tuple[str, ...]:
     """Step ids of ``atlas.path(mode, device)``, in journey order (imports the atlas lazily)."""
     from atlas.query import paths  # noqa: PLC0415 - the index is only needed when comparing
@@ -76,13 +114,17 @@ def _detail(observation: StepObservation) -> str:
 
 
 def compare(
-    record: WitnessRecord, documented: Documented | None = None
+    record: WitnessRecord,
+    documented: Documented | None = None,
+    labels: Callable[[str], str] | None = None,
 ) -> tuple[ModeComparison, ...]:
     """Compare each mode of ``record`` with the documented path of that mode and device.
 
-    ``documented`` defaults to :func:`documented_steps` (the atlas's own paths).
+    ``documented`` defaults to :func:`documented_steps` (the atlas's own paths), ``labels``
+    (a step id to its words) to :func:`step_label`.
     """
     lookup = documented or documented_steps
+    label = labels or step_label
     results: list[ModeComparison] = []
     for mode in record.modes:
         ids = tuple(lookup(mode.mode, record.device))
@@ -107,23 +149,30 @@ def compare(
             for o in mode.steps
             if o.step not in ids and o.status == "observed"
         ]
+        rows = [replace(row, label=label(row.step)) for row in rows]
         results.append(ModeComparison(mode.mode, record.device, tuple(rows)))
     return tuple(results)
 
 
-def format_comparisons(comparisons: Sequence[ModeComparison], *, width: int = 100) -> str:
-    """Plain-text table, one block per mode, one line per step (and a detail line)."""
+def format_comparisons(comparisons: Sequence[ModeComparison]) -> str:
+    """Plain text, one block per mode: each step in words, its verdict, and its evidence in full.
+
+    A contradicted step is marked ``!`` and explained; nothing a reader needs is cut.
+    """
     lines: list[str] = []
     for comparison in comparisons:
-        lines.append(f"{comparison.mode} on {comparison.device}:")
+        mode = "torch.compile" if comparison.mode == "torch-compile" else comparison.mode
+        lines.append(f"{mode} on {comparison.device}:")
         for row in comparison.rows:
             mark = "!" if row.contradicts else " "
-            lines.append(f" {mark} {row.verdict:<25} {row.step}")
+            lines.append(f" {mark} {row.verdict}: {row.label or row.step}")
+            if row.label and row.label != row.step:
+                lines.append(f"{'':5}step {row.step}")
+            if row.contradicts:
+                lines.append(f"{'':5}{row.explanation}")
             if row.detail:
-                detail = (
-                    row.detail if len(row.detail) <= width else row.detail[: width - 1] + "\u2026"
-                )
-                lines.append(f"{'':30}{detail}")
+                kind = "evidence" if row.verdict in _SEEN else "why"
+                lines.append(f"{'':5}{kind}: {row.detail}")
         verdict = (
             "contradicted by the run"
             if comparison.contradicted

@@ -9,6 +9,7 @@ from atlas.errors import AtlasError, CouldNotRunError
 
 __all__ = [
     "CudaUnavailableError",
+    "ModelSpecError",
     "TorchNotInstalledError",
     "WitnessError",
     "WitnessRunError",
@@ -43,8 +44,12 @@ class CudaUnavailableError(WitnessError, CouldNotRunError, RuntimeError):
         )
 
 
-class WitnessRunError(WitnessError, RuntimeError):
-    """The child process that runs the model failed or wrote no usable result."""
+class WitnessRunError(WitnessError, CouldNotRunError, RuntimeError):
+    """The child process that runs the model failed or wrote no usable result (exit status 3)."""
+
+
+class ModelSpecError(WitnessError, CouldNotRunError, ValueError):
+    """``--model``/``--inputs`` names no usable factory, or the factory failed (exit status 3)."""
 
 
 class WitnessValueError(WitnessError, ValueError):

@@ -36,6 +36,11 @@ class _Terms:
 
 _EA = _Terms(_BASE + "vocab#")
 _PAV = _Terms("http://purl.org/pav/")
+# Fields of Versions that name hardware, a build setting or where a file is, not a version.
+_NOT_VERSIONS = frozenset(
+    {"python_implementation", "platform", "cpu_model", "cpu_capability", "gpu_name"}
+    | {"compute_capability", "blas", "lapack", "parallel_backend"}
+)
 
 
 def load_record(path: Path) -> WitnessRecord:
@@ -47,8 +52,12 @@ def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and an atomic rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError:  # e.g. path is a folder: leave no temporary file behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _literal_time(value: datetime) -> rdflib.Literal:
@@ -73,7 +82,11 @@ def _add_run(graph: rdflib.Graph, record: WitnessRecord) -> None:
     graph.add((run, _EA.deviceName, Literal(record.device_name)))
     graph.add((run, DCTERMS.description, Literal(record.model)))
     for name, version in sorted(record.versions.model_dump().items()):
-        if version is None or name in ("python_implementation", "platform"):
+        if (
+            not isinstance(version, str)
+            or name in _NOT_VERSIONS
+            or name.endswith(("_path", "_library"))
+        ):
             continue
         software = URIRef(f"{record.iri}#software-{name.replace('_', '-')}")
         graph.add((software, RDF.type, PROV.Entity))

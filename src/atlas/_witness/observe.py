@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING
 from atlas._witness import _probes_aten as aten
 from atlas._witness import _probes_inductor as inductor
 from atlas._witness import _probes_triton as triton
-from atlas._witness import parse
+from atlas._witness import _summaries as summaries
+from atlas._witness import _switches, parse
 from atlas._witness._run_view import Probe, RunView, clip
 from atlas._witness._steps import STEPS, StepSpec
 from atlas.models._witness import (
-    CapturedGraphSummary,
-    GraphBreak,
     ModeWitness,
     StepObservation,
     StepStatus,
@@ -63,13 +62,17 @@ def _observe(spec: StepSpec, view: RunView) -> StepObservation | None:
     documented = spec.applies(view.run.mode, view.raw.device)
     failed = view.run.error is not None
     evidence = _PROBES[spec.id](view)
+    hiding = [s for s in _switches.active(view.raw.environment) if spec.id in s.steps]
     status: StepStatus
     if evidence:
         status, note = "observed", None
     elif not documented:
         return None
-    elif failed and (spec.needs_compiled_code or view.run.mode == "eager"):
+    elif failed:  # the run stopped: what it did not reach was not looked for
         status, note = "not-checked", f"the {view.run.mode} run failed: {view.run.error}"
+    elif hiding:
+        status = "not-checked"
+        note = "; ".join(f"{s.name} is set: {s.effect}" for s in hiding)
     else:
         status, note = "not-observed", f"looked for {spec.looked_for}; found none"
     return StepObservation(
@@ -91,6 +94,18 @@ def _stages(observations: Iterable[StepObservation]) -> tuple[str, ...]:
     return tuple(stages)
 
 
+def _unobservable(run: ModeRun, observations: Iterable[StepObservation], raw: RawRun) -> list[str]:
+    """Why the run could not observe some steps: a failed mode, a switch that hid evidence."""
+    found = [f"the {run.mode} run failed: {run.error}"] if run.error else []
+    hidden = {o.step for o in observations if o.status == "not-checked"}
+    found += [
+        f"{s.name} is set: {s.effect}"
+        for s in _switches.active(raw.environment)
+        if hidden & s.steps and not run.error
+    ]
+    return found
+
+
 def _mode_witness(raw: RawRun, run: ModeRun) -> ModeWitness:
     view = RunView(raw, run)
     observations = tuple(o for spec in STEPS if (o := _observe(spec, view)) is not None)
@@ -99,6 +114,8 @@ def _mode_witness(raw: RawRun, run: ModeRun) -> ModeWitness:
         for a in view.generated
         for k in (*parse.cpp_kernels(a.text or ""), *parse.triton_kernels(a.text or ""))
     ]
+    graphs = summaries.graph_summaries(view)
+    breaks = summaries.graph_breaks(run)
     return ModeWitness(
         mode=run.mode,
         started_at=run.started_at,
@@ -106,14 +123,15 @@ def _mode_witness(raw: RawRun, run: ModeRun) -> ModeWitness:
         duration_s=round((run.ended_at - run.started_at).total_seconds(), 3),
         stages=_stages(observations),
         steps=observations,
-        graphs=tuple(CapturedGraphSummary(compile_id=g.compile_id, ops=g.ops) for g in run.graphs),
-        graph_breaks=tuple(
-            GraphBreak(reason=clip(reason), count=count)
-            for reason, count in parse.graph_breaks(run.dynamo_counters)
-        ),
+        graphs=graphs,
+        graph_breaks=breaks,
         kernels=tuple(dict.fromkeys(kernels)),
         outputs_match=run.outputs_match,
         error=run.error,
+        first_call_s=run.first_call_s,
+        warm_call_s=run.warm_call_s,
+        python_ends=summaries.python_ends(run, graphs, breaks),
+        unobservable=tuple(_unobservable(run, observations, raw)),
     )
 
 
@@ -126,8 +144,10 @@ def build_record(raw: RawRun) -> WitnessRecord:
     """Analyse a raw run into a witness record."""
     modes = tuple(_mode_witness(raw, run) for run in raw.modes)
     names = " and ".join("torch.compile" if m.mode == "torch-compile" else m.mode for m in modes)
+    model = f"{raw.model_source} under " if raw.model_source else ""
     title = (
-        f"PyTorch {names} on {raw.device_name} ({raw.device}) with torch {raw.versions.torch}, "
+        f"{model}PyTorch {names} on {raw.device_name} ({raw.device}) with torch "
+        f"{raw.versions.torch}, "
         f"{raw.started_at:%Y-%m-%d}"
     )
     return WitnessRecord(
@@ -138,6 +158,7 @@ def build_record(raw: RawRun) -> WitnessRecord:
         device_name=raw.device_name,
         device_detail=raw.device_detail,
         model=raw.model,
+        model_source=raw.model_source,
         started_at=raw.started_at,
         ended_at=raw.ended_at,
         duration_s=round((raw.ended_at - raw.started_at).total_seconds(), 3),

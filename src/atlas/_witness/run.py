@@ -13,8 +13,10 @@ from typing import Literal
 
 from pydantic import ValidationError
 
+from atlas._witness._workload import check_spec
 from atlas._witness.errors import (
     CudaUnavailableError,
+    ModelSpecError,
     TorchNotInstalledError,
     WitnessRunError,
     WitnessValueError,
@@ -47,6 +49,8 @@ DEVICES: dict[str, Literal["cpu", "cuda", "auto"]] = {
 }
 """Accepted spellings of the device, mapped to the collector's names."""
 
+_EXIT_MODEL = 4  # the collector's: the factory named no usable model
+_EXIT_RUN = 5  # the collector's: the model raised while it ran
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``atlas`` package, put on the child's PYTHONPATH."""
 
@@ -98,14 +102,22 @@ def run_collector(
     *,
     raw_output: Path | None = None,
     timeout: float = 1800.0,
+    model: str | None = None,
+    inputs: str | None = None,
 ) -> RawRun:
     """Run the collector in a fresh process and temporary caches; return what it collected.
 
     Progress goes to this process's standard error. ``raw_output``, if given, receives a copy
-    of the raw JSON (the fixtures of the tests are made this way).
+    of the raw JSON (the fixtures of the tests are made this way). ``model`` and ``inputs``
+    name the factories of the model to run (``module:function`` or ``file.py:function``).
     """
     collector_mode = normalise_mode(mode)
     collector_device = normalise_device(device)
+    if inputs is not None and model is None:
+        raise ModelSpecError("--inputs names the inputs of a --model; give --model too")
+    for spec, option in ((model, "--model"), (inputs, "--inputs")):
+        if spec is not None:
+            check_spec(spec, option)
     if not torch_installed():
         raise TorchNotInstalledError
     with tempfile.TemporaryDirectory(prefix="atlas-witness-") as tmp:
@@ -120,6 +132,8 @@ def run_collector(
             *(sys.executable, "-m", "atlas._witness.collect"),
             *("--mode", collector_mode, "--device", collector_device),
             *("--root", str(root), "--raw-output", str(result)),
+            *(("--model", model) if model is not None else ()),
+            *(("--inputs", inputs) if inputs is not None else ()),
         ]
         _run_child(command, env, timeout)
         if not result.exists():
@@ -160,6 +174,10 @@ def _run_child(command: list[str], env: dict[str, str], timeout: float) -> None:
         raise WitnessRunError(
             f"the witness run took longer than {timeout:.0f} s and was stopped"
         ) from None
+    if done.returncode == _EXIT_MODEL:
+        raise ModelSpecError("the model could not be built; the reason is above")
+    if done.returncode == _EXIT_RUN:
+        raise WitnessRunError("the model failed while it ran; the reason is above")
     if done.returncode != 0:
         raise WitnessRunError(
             f"the witness run failed (exit status {done.returncode}); its messages are above"

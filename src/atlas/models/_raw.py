@@ -35,7 +35,11 @@ class _Frozen(BaseModel):
 
 
 class Versions(_Frozen):
-    """Versions of the software the run used; ``None`` where a tool is absent."""
+    """Versions of the software the run used, and the hardware it ran on.
+
+    ``None`` where a tool, a library or the GPU is absent, and in records made before the field
+    existed. The GPU fields are filled for runs on a CUDA device only.
+    """
 
     python: str = Field(description="Python version, e.g. '3.11.7'.")
     python_implementation: str = Field(description="sys.implementation.name, e.g. 'cpython'.")
@@ -48,9 +52,128 @@ class Versions(_Frozen):
         default=None, description="First line of '<CXX> --version' for the compiler Inductor uses."
     )
     cuobjdump: str | None = Field(
-        default=None, description="Last line of 'cuobjdump --version', if present."
+        default=None,
+        description=(
+            "The 'release' line of 'cuobjdump --version' for the cuobjdump that disassembled the "
+            "cubins (see cuobjdump_path), if present."
+        ),
     )
     platform: str = Field(description="platform.platform() of the machine.")
+    cxx_compiler_path: str | None = Field(
+        default=None, description="Where the C++ compiler of cxx_compiler is, e.g. '/usr/bin/g++'."
+    )
+    cuobjdump_path: str | None = Field(
+        default=None,
+        description="Where the cuobjdump of cuobjdump is, e.g. '/usr/local/cuda/bin/cuobjdump'.",
+    )
+    cpu_model: str | None = Field(
+        default=None, description="The CPU's model name, e.g. 'AMD EPYC 9654'."
+    )
+    cpu_capability: str | None = Field(
+        default=None,
+        description=(
+            "The CPU kernels ATen dispatches to, torch.backends.cpu.get_cpu_capability(), "
+            "e.g. 'AVX2' or 'AVX512'."
+        ),
+    )
+    cpu_isa: tuple[str, ...] | None = Field(
+        default=None,
+        description=(
+            "The vector and matrix instruction-set flags the CPU reports (/proc/cpuinfo), among "
+            "sse4_2, avx, avx2, fma, f16c, avx_vnni, avx512f, avx512bw, avx512vl, avx512_vnni, "
+            "avx512_bf16, avx512_fp16, amx_tile, amx_bf16, amx_int8 and, on AArch64, asimd, "
+            "asimddp, sve, sve2, bf16, i8mm, sme; e.g. ('sse4_2', 'avx', 'avx2', 'fma')."
+        ),
+    )
+    blas: str | None = Field(
+        default=None, description="torch's BLAS_INFO build setting, e.g. 'mkl' or 'open'."
+    )
+    lapack: str | None = Field(
+        default=None, description="torch's LAPACK_INFO build setting, e.g. 'mkl' or 'open'."
+    )
+    blas_version: str | None = Field(
+        default=None,
+        description=(
+            "The line of torch.__config__.show() naming the BLAS library and its version, e.g. "
+            "'Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build 20240605 for "
+            "Intel(R) 64 architecture applications'."
+        ),
+    )
+    blas_library: str | None = Field(
+        default=None,
+        description=(
+            "The BLAS shared library loaded in the run's process (OpenBLAS, MKL, BLIS, ArmPL), "
+            "None where torch links it statically (MKL in the x86-64 wheels)."
+        ),
+    )
+    parallel_backend: str | None = Field(
+        default=None,
+        description="ATen's parallel backend (torch.__config__.parallel_info()), e.g. 'OpenMP'.",
+    )
+    openmp: str | None = Field(
+        default=None,
+        description=(
+            "The OpenMP line of torch.__config__.parallel_info(), e.g. "
+            "'OpenMP 201511 (a.k.a. OpenMP 4.5)'."
+        ),
+    )
+    openmp_library: str | None = Field(
+        default=None,
+        description=(
+            "The OpenMP runtime loaded in the run's process (libgomp, libiomp5 or libomp), "
+            "e.g. '.../torch/lib/libgomp.so.1'."
+        ),
+    )
+    gpu_name: str | None = Field(
+        default=None, description="The CUDA device's name, e.g. 'NVIDIA H200'."
+    )
+    compute_capability: str | None = Field(
+        default=None,
+        pattern=r"^\d+\.\d+$",
+        description="The CUDA device's compute capability, 'major.minor', e.g. '9.0'.",
+    )
+    cuda_driver: str | None = Field(
+        default=None, description="The NVIDIA driver's version, e.g. '580.159.03'."
+    )
+    cuda_runtime: str | None = Field(
+        default=None,
+        description=(
+            "The CUDA runtime loaded in the run's process (cudaRuntimeGetVersion), else the "
+            "installed nvidia-cuda-runtime distribution's version; e.g. '13.0'."
+        ),
+    )
+    cuda_runtime_path: str | None = Field(
+        default=None, description="The libcudart shared library loaded in the run's process."
+    )
+    cublas: str | None = Field(
+        default=None,
+        description=(
+            "The cuBLAS loaded in the run's process (cublasGetProperty, 'major.minor.patch'), "
+            "else the installed nvidia-cublas distribution's version; e.g. '13.1.0'."
+        ),
+    )
+    cublas_path: str | None = Field(
+        default=None, description="The libcublas shared library loaded in the run's process."
+    )
+    cudnn: str | None = Field(
+        default=None, description="torch.backends.cudnn.version() as text, e.g. '9.10.2'."
+    )
+    ptxas: str | None = Field(
+        default=None,
+        description=(
+            "The 'release' line of 'ptxas --version' for the ptxas Triton assembles PTX with "
+            "for this device at the end of the run, e.g. "
+            "'Cuda compilation tools, release 13.0, V13.0.88'."
+        ),
+    )
+    ptxas_path: str | None = Field(
+        default=None,
+        description=(
+            "Where that ptxas is: torch's own '.../torch/bin/ptxas' once Inductor has pointed "
+            "Triton at it (TRITON_PTXAS_PATH), else Triton's "
+            "'.../triton/backends/nvidia/bin/ptxas'."
+        ),
+    )
 
 
 class DispatchedOp(_Frozen):
@@ -82,6 +205,16 @@ class CapturedGraph(_Frozen):
     compile_id: str = Field(description="Dynamo's compile id, e.g. '0/0'.")
     ops: tuple[str, ...] = Field(description="Targets of the graph's call nodes, in order.")
     code: str = Field(description="The GraphModule's generated Python code.")
+    written: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Files that appeared in the temporary caches while Inductor compiled this graph "
+            "(paths relative to the run's temporary folder): its output module among them."
+        ),
+    )
+    compile_s: float | None = Field(
+        default=None, ge=0, description="Seconds Inductor took to compile this graph."
+    )
 
 
 class Artifact(_Frozen):
@@ -136,6 +269,21 @@ class ModeRun(_Frozen):
     error: str | None = Field(
         default=None, description="'ExceptionName: message' when the mode failed."
     )
+    graph_break_log: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Dynamo's 'graph_breaks' log messages, verbatim (each names the user code location "
+            "and the reason of one graph break)."
+        ),
+    )
+    first_call_s: float | None = Field(
+        default=None,
+        ge=0,
+        description="Seconds of the first call (under torch.compile: capture, compile and run).",
+    )
+    warm_call_s: float | None = Field(
+        default=None, ge=0, description="Seconds of a warm call (the fastest of three)."
+    )
 
 
 class RawRun(_Frozen):
@@ -150,6 +298,20 @@ class RawRun(_Frozen):
         default_factory=dict, description="Settings the collector changed from their defaults."
     )
     model: str = Field(description="Short description of the model that ran.")
+    model_source: str | None = Field(
+        default=None,
+        description=(
+            "The factory that built the model, as given ('module:function' or "
+            "'path/to/file.py:function'); None for the witness's own tiny model."
+        ),
+    )
+    environment: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Environment variables set for the run that change what torch, Inductor or Triton "
+            "do or keep (TORCH*, TRITON*, CUDA_*), except the witness's own cache folders."
+        ),
+    )
     started_at: datetime = Field(description="When the run started (UTC).")
     ended_at: datetime = Field(description="When the run ended (UTC).")
     modes: tuple[ModeRun, ...] = Field(description="One entry per mode run.")

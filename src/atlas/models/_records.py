@@ -47,7 +47,7 @@ __all__ = [
     "Technology",
 ]
 
-SCHEMA_VERSION = "2.1.0"
+SCHEMA_VERSION = "2.2.0"
 SCHEMA_URL = f"{BASE_IRI}schema/atlas-{SCHEMA_VERSION.split('.', 1)[0]}.schema.json"
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 

@@ -22,6 +22,7 @@ __all__ = [
     "CapturedGraphSummary",
     "Excerpt",
     "GraphBreak",
+    "KernelCall",
     "ModeWitness",
     "StepObservation",
     "StepStatus",
@@ -65,7 +66,7 @@ class Excerpt(_Frozen):
 
     source: Source = Field(description="What the excerpt was read from, e.g. 'profiler'.")
     text: str = Field(
-        min_length=1, max_length=400, description="The excerpt, verbatim or summarised."
+        min_length=1, max_length=1200, description="The excerpt, verbatim or summarised."
     )
     artifact: str | None = Field(
         default=None,
@@ -96,6 +97,35 @@ class GraphBreak(_Frozen):
 
     reason: str = Field(description="First line of Dynamo's reason.")
     count: int = Field(ge=1, description="How many times it happened.")
+    location: str | None = Field(
+        default=None,
+        description="Where in the user's code, 'path:line' (from Dynamo's graph_breaks log).",
+    )
+    function: str | None = Field(default=None, description="The function the break is in.")
+    code: str | None = Field(default=None, description="The source line at the break.")
+    explanation: str | None = Field(default=None, description="Dynamo's explanation, verbatim.")
+    hint: str | None = Field(default=None, description="Dynamo's hint, verbatim.")
+
+
+class KernelCall(_Frozen):
+    """A call that a compiled graph makes: a kernel Inductor generated, or a library call."""
+
+    name: str = Field(
+        description=(
+            "The generated kernel ('cpp_fused_gelu_0', 'triton_poi_fused_relu_0') or the call "
+            "left to ATen or a vendor library ('extern_kernels.mm', 'torch.ops.aten.sort')."
+        )
+    )
+    kind: Literal["C++", "Triton", "library"] = Field(
+        description="C++ or Triton for a generated kernel; 'library' for a call it left."
+    )
+    ops: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "The aten operators behind it: from Inductor's 'Original ATen' comment above the "
+            "call, or read from a generated kernel's name when there is no comment."
+        ),
+    )
 
 
 class CapturedGraphSummary(_Frozen):
@@ -103,6 +133,16 @@ class CapturedGraphSummary(_Frozen):
 
     compile_id: str = Field(description="Dynamo's compile id, e.g. '0/0'.")
     ops: tuple[str, ...] = Field(description="Targets of its call nodes, in order.")
+    output_module: str | None = Field(
+        default=None,
+        description="Inductor's output module of this graph (relative to the run's caches).",
+    )
+    calls: tuple[KernelCall, ...] = Field(
+        default=(), description="What the compiled graph calls, in the order of its code."
+    )
+    compile_s: float | None = Field(
+        default=None, ge=0, description="Seconds Inductor took to compile the graph."
+    )
 
 
 class ModeWitness(_Frozen):
@@ -130,6 +170,25 @@ class ModeWitness(_Frozen):
     error: str | None = Field(
         default=None, description="'ExceptionName: message' when the mode failed."
     )
+    first_call_s: float | None = Field(
+        default=None,
+        ge=0,
+        description="Seconds of the first call (under torch.compile: capture, compile and run).",
+    )
+    warm_call_s: float | None = Field(
+        default=None, ge=0, description="Seconds of a warm call (the fastest of three)."
+    )
+    python_ends: tuple[str, ...] = Field(
+        default=(),
+        description="Where Python's part ended for this model, in sentences drawn from evidence.",
+    )
+    unobservable: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Why the run could not observe some steps (a failed compile, a setting that "
+            "suppresses artefacts): each one makes `atlas witness` exit with status 3."
+        ),
+    )
 
 
 class WitnessRecord(_Frozen):
@@ -145,7 +204,11 @@ class WitnessRecord(_Frozen):
     device: Device = Field(description="The device, as the atlas names it.")
     device_name: str = Field(description="CPU model or GPU name.")
     device_detail: str = Field(description="Threads, compute capability or similar.")
-    model: str = Field(description="The tiny model that ran.")
+    model: str = Field(description="The model that ran, in one line.")
+    model_source: str | None = Field(
+        default=None,
+        description="The factory that built it ('module:function'); None for the tiny model.",
+    )
     started_at: datetime = Field(description="When the run started (UTC).")
     ended_at: datetime = Field(description="When the run ended (UTC).")
     duration_s: float = Field(ge=0, description="Seconds the run took.")
