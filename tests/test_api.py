@@ -177,6 +177,7 @@ PUBLIC = [
     "get",
     "graph",
     "load",
+    "observe",
     "path",
     "render",
     "source",

@@ -178,6 +178,22 @@ PARAMETERS: dict[str, Parameter] = {
         right=_set("None"),
         may_return=_set("surrogate", "unknown"),  # names a file (not written here)
     ),
+    "witness(model=)": Parameter(
+        lambda v: atlas.witness("eager", "cpu", model=v),
+        ("model",),
+        right=_set("None"),
+        text_ok=True,  # any text reaches the run, which checks it (stubbed here)
+    ),
+    "witness(inputs=)": Parameter(
+        lambda v: atlas.witness("eager", "cpu", inputs=v),
+        ("inputs",),
+        right=_set("None"),
+        text_ok=True,  # any text reaches the run, which checks it (stubbed here)
+    ),
+    "observe(mode=)": Parameter(lambda v: atlas.observe(len, (), mode=v), ("mode",)),
+    "observe(device=)": Parameter(
+        lambda v: atlas.observe(len, (), device=v), ("device",), right=_set("None")
+    ),
 }
 CASES = [
     pytest.param(name, key, id=f"{name}-{key}")

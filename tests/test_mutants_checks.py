@@ -381,3 +381,55 @@ def test_a_partial_rating_without_a_note_is_a_violation() -> None:
         )
     ]
     assert _citation_problems("partial-without-note") == []
+
+
+# --- the codes (not part of a problem's equality) and the survivors of the verification run ---
+
+
+def test_each_rule_names_its_code() -> None:
+    """``Problem.code`` is left out of ``==``: the codes are compared on their own."""
+    future = date_problems(_one_citation_checked("2026-12-01"), today=CHECKED)
+    assert [p.code for p in future] == ["future-date"]
+    sources = _data("sources")
+    sources[1]["retrievedOn"] = "2026-12-02T00:00:00Z"
+    later = changed_export(GOOD, sources=sources, issued="2026-12-03")
+    assert [p.code for p in date_problems(later, today=dt.date(2026, 12, 1))] == [
+        "future-date",
+        "future-date",
+    ]
+    dangling = _stage_claim_problems(citations=["nowhere"], unsupported=False)
+    assert [p.code for p in dangling] == ["dangling"]
+    assert [p.code for p in _stage_claim_problems(unsupported=False)] == ["no-support"]
+
+
+def test_a_value_without_claims_is_no_problem_while_a_stage_without_is() -> None:
+    from atlas import load  # noqa: PLC0415 - the shipped data: its values have owners
+
+    shipped = load()
+    data = export.to_data(shipped)
+    scheme = next(s for s in data["schemes"] if s["values"])
+    value = scheme["values"][0]
+    value["claims"] = []
+    document = changed_export(shipped, schemes=data["schemes"])
+    assert [p for p in _claims.claim_problems(document) if p.code == "no-claim"] == []
+    owners = {(o.kind, o.id) for o in _claims.claimed(document)}
+    assert ("concept", value["id"]) not in owners  # a value without claims owns no text
+    assert any(kind == "concept" for kind, _ in owners)  # the others with claims do
+    stages = data["stages"]
+    stages[0]["claims"] = []
+    no_text = changed_export(shipped, stages=stages)
+    assert [p.subject for p in _claims.claim_problems(no_text) if p.code == "no-claim"] == [
+        f"{BASE_IRI}stage/{stages[0]['id']}"
+    ]
+
+
+def test_the_summary_counts_a_claim_backed_by_an_observation_alone() -> None:
+    stages = _data("stages")
+    stages[0]["claims"] = [
+        {**stages[0]["claims"][0], "citations": [], "unsupported": False, "observedIn": ["r#x"]}
+    ]
+    before = _claims.summaries(GOOD)[0]
+    (after,) = _claims.summaries(changed_export(GOOD, stages=stages))
+    assert after.observed == before.observed + 1
+    assert after.claims == before.claims
+    assert before.observed == 0  # the mini has no observed claim of its own

@@ -491,7 +491,9 @@ def test_the_shipped_pytorch_page_shows_what_the_witness_runs_observed(shipped) 
     assert "observed on AMD EPYC with torch " in cpp
     assert "NVIDIA H200" not in cpp
     html = (out / "pytorch" / "sources.html").read_text()
-    assert 'id="witness-pytorch-nvidia-gpu-20261202-170221"' in html
+    assert 'id="witness-pytorch-nvidia-gpu-20261202-170221"' in html  # kept as a past run
+    assert 'id="witness-pytorch-nvidia-gpu-20261203-212701"' in html  # the claims' evidence
+    assert 'id="witness-pytorch-nvidia-gpu-20261203-212732"' in html  # the transformer block
     assert "Triton 3.6.0" in html
     for page in (out / "llamacpp").glob("*.html"):
         assert 'id="witness-' not in page.read_text()

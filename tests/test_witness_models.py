@@ -7,6 +7,7 @@ an H200, and ``tests/witness_models.py:transformer_block`` on a CPU); the slow o
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -371,3 +372,55 @@ def test_a_model_and_a_separate_inputs_factory_run_in_eager_mode() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "model: TransformerBlock (49,984 parameters) on inputs 2x16x64" in done.stdout
+
+
+_OBSERVE = """
+import json, os, sys, tempfile
+sys.path.insert(0, "tests")
+import torch._inductor.config as config
+import atlas
+from witness_models import transformer_block
+
+def state():
+    env = {k: os.environ.get(k) for k in ("TRITON_CACHE_DIR", "TMPDIR")}
+    return env, tempfile.gettempdir(), config.compile_threads, config.cpp.enable_kernel_profile
+
+before = state()
+model, inputs = transformer_block()
+record = atlas.observe(model, inputs, progress=lambda message: None)
+inductor = os.environ.get("TORCHINDUCTOR_CACHE_DIR")  # torch sets its default when unset
+compiled = record.modes[1]
+print(json.dumps({
+    "restored": before == state() and (inductor is None or "atlas-observe-" not in inductor),
+    "modes": [m.mode for m in record.modes],
+    "source": record.model_source,
+    "model": record.model,
+    "breaks": [b.location for b in compiled.graph_breaks],
+    "graphs": [len(g.calls) > 0 for g in compiled.graphs],
+    "unobservable": [list(m.unobservable) for m in record.modes],
+}))
+"""
+
+
+@pytest.mark.slow
+def test_observe_runs_a_model_object_in_this_process_and_puts_everything_back() -> None:
+    pytest.importorskip("torch")
+    done = subprocess.run(
+        [sys.executable, "-c", _OBSERVE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {
+        "restored": True,
+        "modes": ["eager", "torch-compile"],
+        "source": None,
+        "model": "TransformerBlock (49,984 parameters) on inputs 4x32x64",
+        "breaks": [f"{MODELS}:45"],
+        "graphs": [True, True],
+        "unobservable": [[], []],
+    }

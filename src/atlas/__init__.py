@@ -15,6 +15,7 @@ import importlib
 TYPE_CHECKING = False  # spares importing typing: ``import atlas`` must stay cheap
 if TYPE_CHECKING:
     from atlas._witness import WitnessRecord, witness
+    from atlas._witness.inprocess import observe
     from atlas.checks.verify import check
     from atlas.data._rdflib import dataset_graph as graph
     from atlas.errors import (
@@ -91,6 +92,7 @@ __all__ = [
     "get",
     "graph",
     "load",
+    "observe",
     "path",
     "render",
     "source",
@@ -159,9 +161,10 @@ _LAZY: dict[str, tuple[str, str]] = {  # public name -> (module, attribute), imp
     "render": ("atlas.query._render", "render"),
     "sparql": ("atlas.query.store", "sparql"),
     "witness": ("atlas._witness", "witness"),
+    "observe": ("atlas._witness.inprocess", "observe"),
     "WitnessRecord": ("atlas._witness", "WitnessRecord"),
 }
-_CHECKED = ("check", "graph", "witness")  # wrapped by atlas._checked.checked
+_CHECKED = ("check", "graph", "observe", "witness")  # wrapped by atlas._checked.checked
 
 
 def __getattr__(name: str) -> object:

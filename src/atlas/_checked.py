@@ -1,6 +1,6 @@
 """The checks of the arguments of the public functions that take them on trust.
 
-``atlas.check``, ``atlas.graph`` and ``atlas.witness`` live in modules that trust their
+``atlas.check``, ``atlas.graph``, ``atlas.witness`` and ``atlas.observe`` live in modules that trust their
 arguments (the CLI gives them the right types); the face of the package (``atlas/__init__.py``)
 wraps them with :func:`checked`, so that a wrong type from Python code is a precise
 :class:`~atlas.errors.ArgumentTypeError`, not a traceback from deep inside. Imported only when
@@ -87,6 +87,14 @@ def _witness_choice(value: object, parameter: str) -> object:
     return value
 
 
+def _optional_text(value: object, parameter: str) -> object:
+    return None if value is None else text(value, parameter)
+
+
+def _optional_witness_choice(value: object, parameter: str) -> object:
+    return None if value is None else _witness_choice(value, parameter)
+
+
 def _fetch_policy(value: object, parameter: str) -> object:
     from atlas.data._fetch import FetchPolicy  # noqa: PLC0415
 
@@ -115,7 +123,10 @@ _CHECKS: dict[str, dict[str, Callable[[object, str], object]]] = {
         "mode": _witness_choice,
         "device": _witness_choice,
         "raw_output": _optional_file,
+        "model": _optional_text,
+        "inputs": _optional_text,
     },
+    "observe": {"mode": _witness_choice, "device": _optional_witness_choice},
 }
 
 

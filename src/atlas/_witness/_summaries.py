@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from atlas._witness import _parse_graphs as graphs_text
 from atlas._witness import parse
+from atlas._witness._report_text import operations
 from atlas._witness._run_view import clip, listing
 from atlas.models._witness import CapturedGraphSummary, GraphBreak, KernelCall
 
@@ -98,7 +99,7 @@ def _graph_sentence(graph: CapturedGraphSummary) -> str | None:
         parts.append(f"{len(library)} library call{'s' * (len(library) != 1)} ({listing(library)})")
     calls = " and ".join(parts) or "no kernel"
     return (
-        f"Graph {graph.compile_id} ({len(graph.ops)} operations) no longer ran as Python calls: "
+        f"Graph {graph.compile_id} ({operations(len(graph.ops))}) no longer ran as Python calls: "
         f"Inductor's output module for it calls {calls}."
     )
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from atlas._witness.errors import ModelSpecError
 
-__all__ = ["Workload", "check_spec", "load_workload", "tiny_workload"]
+__all__ = ["Workload", "check_spec", "held_workload", "load_workload", "tiny_workload"]
 
 _MODULE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 _NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
@@ -170,6 +170,18 @@ def _describe(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     ]
     counted = f" ({params:,} parameters)" if params is not None else ""
     return f"{name}{counted} on inputs {', '.join(shapes) or '(none)'}"
+
+
+def held_workload(model: Any, inputs: Any, device: str) -> Workload:
+    """A model the caller holds, and its inputs, moved to ``device`` (a module in place)."""
+    import torch
+
+    if not callable(model):
+        raise ModelSpecError(f"the model to observe is not callable: {type(model).__name__}")
+    if isinstance(model, torch.nn.Module):
+        model = model.to(device)
+    args, kwargs = _inputs(_to_device(inputs, device))
+    return Workload(model, args, kwargs, _describe(model, args, kwargs), None)
 
 
 def tiny_workload(device: str) -> Workload:

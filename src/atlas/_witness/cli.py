@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from atlas._witness._report_text import operations
+
 __all__ = [
     "EXIT_CONTRADICTED",
     "EXIT_COULD_NOT_RUN",
@@ -148,7 +150,7 @@ def _mode_lines(mode: Any) -> list[str]:
             lines.append(f"{'':16}{detail}")
     for graph in mode.graphs:
         module = f", output module {graph.output_module}" if graph.output_module else ""
-        lines.append(f"  graph {graph.compile_id}: {len(graph.ops)} operations{module}")
+        lines.append(f"  graph {graph.compile_id}: {operations(len(graph.ops))}{module}")
         for call in graph.calls:
             ops = f" ({', '.join(call.ops)})" if call.ops else ""
             lines.append(f"    {call.kind:<8} {call.name}{ops}")

@@ -189,11 +189,13 @@ def collect(
     *,
     model: str | None = None,
     inputs: str | None = None,
+    given: Callable[[str], Workload] | None = None,
 ) -> RawRun:
     """Run the modes (``eager``, ``torch-compile`` or ``all``) on ``cpu`` or ``cuda``.
 
     ``root`` must be the temporary folder that the cache variables point into. ``model`` (and
     ``inputs``) name the factories of the model to run (``_workload``); by default the tiny one.
+    ``given`` (a device to a workload) runs a model the caller already holds, in this process.
     """
     log = CommandLog()  # installed before torch is imported, so nothing escapes it
     started = _now()
@@ -203,6 +205,8 @@ def collect(
     torch_device = "cuda" if cuda else "cpu"
 
     def workload() -> Workload:  # a fresh model per mode: the modes do not share state
+        if given is not None:
+            return given(torch_device)
         if model is None:
             return tiny_workload(torch_device)
         return load_workload(model, inputs, torch_device)
