@@ -3,8 +3,8 @@
 ``atlas.check``, ``atlas.graph``, ``atlas.witness`` and ``atlas.observe`` live in modules that
 trust their arguments (the CLI gives them the right types); the face of the package
 (``atlas/__init__.py``) wraps them with :func:`checked`, so that a wrong type from Python code
-is a precise :class:`~atlas.errors.ArgumentTypeError`, not a traceback from deep inside. Imported only when
-one of them is first used.
+is a precise :class:`~atlas.errors.ArgumentTypeError`, not a traceback from deep inside.
+Imported only when one of them is first used.
 """
 
 from __future__ import annotations
