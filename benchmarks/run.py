@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE))
 
 import loadtest  # noqa: E402
 import synthetic  # noqa: E402
+import witness  # noqa: E402
 
 from atlas.data import _resources  # noqa: E402
 from atlas.models._iri import BASE_IRI  # noqa: E402
@@ -586,7 +587,9 @@ def main() -> None:
     parser.add_argument("--load-workers", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=None, help="where to write the sets")
     parser.add_argument(
-        "--skip", default="", help="sections to skip: startup,warm,sparql,synthetic,serve,site"
+        "--skip",
+        default="",
+        help="sections to skip: startup,warm,sparql,synthetic,serve,site,witness",
     )
     parser.add_argument("--child-load", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--dump", action="store_true", help=argparse.SUPPRESS)
@@ -620,6 +623,8 @@ def main() -> None:
         rows += abuse_test(args.load_workers)
     if "site" not in skip:
         rows += site_weight()
+    if "witness" not in skip:
+        rows += witness.witness_overhead()
     print_table(rows)
     print(
         f"\n(run took {time.perf_counter() - started:.0f} s; load average now "

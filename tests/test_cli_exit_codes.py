@@ -98,6 +98,7 @@ def test_version_reads_the_data_without_the_models() -> None:
     ("argv", "needle"),
     [
         (["sparql", "missing.rq"], "cannot read the query file 'missing.rq': No such file"),
+        (["sparql", "\x00query.rq"], "'\\x00query.rq': no file can have a NUL in its name"),
         (["diff", "missing.json", "x.json"], "cannot read the export 'missing.json': No such"),
         (["diff", "folder", "x.json"], "cannot read the export 'folder': it is a folder"),
         (["site", "build", "out", "--export", "folder"], "export 'folder': it is a folder"),

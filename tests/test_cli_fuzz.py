@@ -195,6 +195,7 @@ def _stub_long_running(monkeypatch: pytest.MonkeyPatch, work: Path) -> None:
     """Replace what would serve forever, reach the network, run PyTorch or write elsewhere."""
     import atlas._witness  # noqa: PLC0415
     from atlas._witness import files  # noqa: PLC0415
+    from atlas._witness._workload import check_spec  # noqa: PLC0415
     from atlas._witness.observe import build_record  # noqa: PLC0415
     from atlas._witness.run import normalise_device, normalise_mode  # noqa: PLC0415
     from atlas.checks import build  # noqa: PLC0415
@@ -241,9 +242,19 @@ def _stub_long_running(monkeypatch: pytest.MonkeyPatch, work: Path) -> None:
     raw = RawRun.model_validate_json((work / "raw.json").read_text(encoding="utf-8"))
     recorded = build_record(raw)
 
-    def witness(mode: str = "all", device: str = "auto", *, raw_output: Path | None = None) -> Any:
+    def witness(
+        mode: str = "all",
+        device: str = "auto",
+        *,
+        raw_output: Path | None = None,
+        model: str | None = None,
+        inputs: str | None = None,
+    ) -> Any:
         normalise_mode(mode)
         normalise_device(device)
+        for spec, option in ((model, "--model"), (inputs, "--inputs")):
+            if spec is not None:
+                check_spec(spec, option)  # what the real run checks before it starts
         return recorded
 
     monkeypatch.setattr(atlas._witness, "witness", witness)

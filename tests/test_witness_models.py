@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -166,6 +167,30 @@ def test_the_cli_summary_shows_graphs_breaks_and_where_python_ended(
     assert "  where Python's part ended:\n" in out
     assert "torch.compile: " in out
     assert "warm call 0.00" in out
+
+
+def test_on_an_h200_each_graph_lists_its_triton_kernels_and_vendor_calls() -> None:
+    record = build_record(raw("raw-nvidia-h200-transformer.json"))
+    assert record.device == "nvidia-gpu"
+    assert record.versions.compute_capability == "9.0"
+    assert record.versions.ptxas_path
+    assert record.versions.ptxas_path.endswith("torch/bin/ptxas")  # the one that built the cubins
+    first, second = record.modes[1].graphs
+    assert [(c.kind, c.name) for c in second.calls] == [
+        ("Triton", "triton_per_fused_native_layer_norm_0"),
+        ("library", "extern_kernels.mm"),
+        ("Triton", "triton_poi_fused_addmm_gelu_view_1"),
+        ("library", "extern_kernels.mm"),
+        ("Triton", "triton_poi_fused_add_addmm_view_2"),
+    ]
+    attention = "torch.ops.aten._scaled_dot_product_efficient_attention.default"
+    assert attention in [c.name for c in first.calls]
+    (item,) = record.modes[1].graph_breaks
+    assert item.location == f"{MODELS}:45"
+    eager = {o.step: o for o in record.modes[0].steps}
+    gemm = eager["pytorch-aten-cuda-launched-on-gpu"].evidence[0].text
+    assert gemm.startswith("GEMM kernels (cuBLAS, cuBLASLt, CUTLASS): ")
+    assert "cutlass_80_simt_sgemm" in gemm  # the kernel that did a matmul, not cut off
 
 
 # --- parsers, on recorded text ---------------------------------------------------------------
@@ -360,6 +385,24 @@ def test_a_factory_or_model_that_fails_exits_3_with_its_reason(
     done = _atlas(*argv, "--device", "cpu")
     assert done.returncode == 3, done.stderr
     assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_without_a_cxx_compiler_the_compile_fails_and_the_run_exits_3() -> None:
+    pytest.importorskip("torch")
+    done = subprocess.run(
+        [sys.executable, "-m", "atlas", "witness", "--device", "cpu", "--compare"],
+        cwd=ROOT,
+        env={**os.environ, "CXX": "/nonexistent/g++"},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    assert done.returncode == 3, done.stderr
+    assert "could not observe: the torch-compile run failed: InvalidCxxCompiler" in done.stdout
+    assert "no documented step contradicted" in done.stdout.split("torch.compile on cpu:")[1]
     assert "Traceback" not in done.stderr
 
 

@@ -14,7 +14,7 @@ import pytest
 import atlas
 from atlas._witness import WitnessRecord, witness
 from atlas._witness import cli as witness_cli
-from atlas._witness.compare import compare
+from atlas._witness.compare import compare, step_label
 from atlas.models._raw import RawRun
 
 pytest.importorskip("torch")
@@ -88,7 +88,10 @@ def test_cli_eager_run_prints_the_steps(capsys: pytest.CaptureFixture[str], tmp_
     )
     assert args.handler(args) == 0
     printed = capsys.readouterr().out
-    assert "documented and observed   pytorch-dispatch-to-aten-cpu" in printed
+    label = step_label("pytorch-dispatch-to-aten-cpu")
+    assert (
+        f"   documented and observed: {label}\n     step pytorch-dispatch-to-aten-cpu\n" in printed
+    )
     assert (
         WitnessRecord.model_validate_json(out.read_text(encoding="utf-8")).modes[0].mode == "eager"
     )

@@ -67,6 +67,13 @@ def compiled_by_inductor(view: RunView) -> list[Excerpt]:
         )
         for a in view.wrappers
     ]
+    aot = view.run.dynamo_counters.get("aot_autograd", {})
+    if found and aot.get("ok"):  # AOT Autograd has no stage: it is part of Inductor's step
+        text = (
+            f"AOT Autograd prepared {aot['ok']} graph{'s' * (aot['ok'] != 1)} for Inductor "
+            f"(aot_autograd counters: {listing([f'{k} {v}' for k, v in sorted(aot.items())])})"
+        )
+        found.append(Excerpt(source="dynamo-counters", text=clip(text)))
     inductor = view.run.dynamo_counters.get("inductor", {})
     if found and inductor:  # the counters alone do not show that Inductor generated code
         found.append(

@@ -105,6 +105,17 @@ def launched_on_gpu(view: RunView) -> list[Excerpt]:
     kernels = [f"{n} x{c}" for n, c in view.events("CUDA") if parse.is_triton_kernel(n)]
     if not kernels:
         return []
-    return [
+    found = [
         Excerpt(source="profiler", text=clip(f"Triton kernels ran on the GPU: {listing(kernels)}"))
     ]
+    # Triton's launcher (a C stub built against libcuda) is part of this step: the atlas has no
+    # stage for it, so it is shown here, as evidence of how the kernels were launched.
+    stubs = [
+        call.excerpt
+        for call in parse.compiler_calls(view.run.commands)
+        if call.source and call.source.endswith(".c") and call.compiler != "ptxas"
+    ]
+    if stubs:
+        text = f"Triton built its launcher stub with the C compiler: {listing(stubs)}"
+        found.append(Excerpt(source="compiler-command", text=clip(text)))
+    return found

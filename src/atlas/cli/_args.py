@@ -212,6 +212,8 @@ def read_input(name: str, what: str, limit: int) -> bytes:
     except UnsafeFileError as error:
         reason = "it is a folder, not a file" if Path(name).is_dir() else str(error)
         raise CouldNotRunError(f"cannot read {where}: {reason}") from None
+    except ValueError:  # a NUL in the name: the system refuses it before looking
+        raise CouldNotRunError(f"cannot read {where}: no file can have a NUL in its name") from None
     if len(data) > limit:
         raise CouldNotRunError(f"cannot read {where}: it is over the limit of {limit} bytes")
     return data
