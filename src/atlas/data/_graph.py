@@ -16,8 +16,10 @@ Turtle reader sees the graph it always saw; the SHACL shapes get the triples as 
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import io
+import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -47,6 +49,7 @@ _PLAIN = frozenset(
 MAX_TERM_BYTES = 16 * 1024 * 1024 - 64
 _LIMIT = "16 MiB"
 _MAX_ESCAPED = 10  # the most bytes one character takes in N-Triples (\U0010FFFF)
+_DATE_LENGTH = len("2026-12-03")
 _LONG_HINT = "keep literals short: quote a passage, and let the source's URL lead to the rest"
 
 
@@ -59,9 +62,45 @@ def plain(literal: Literal) -> bool:
     return literal.datatype in _PLAIN
 
 
+_XSD = NAMESPACES["xsd"]
+_CANONICAL_INTEGER = re.compile(r"(?:0|-?[1-9][0-9]*)\Z")
+_UTC_SECONDS = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(?:Z|\+00:00)\Z")
+
+
+def _known_form(literal: Literal) -> str | None:
+    """Rdflib's lexical form of the commonest typed literals, computed here; None: ask rdflib.
+
+    Only forms whose rdflib reading is certain are answered (an integer already canonical, a
+    boolean word, a valid date, a valid UTC date-time to the second), so that ``atlas check``
+    and the export need not import rdflib for a dataset that has no other typed literal.
+
+    >>> _known_form(Literal("2026-12-03T00:00:00Z", datatype=NamedNode(_XSD + "dateTime")))
+    '2026-12-03T00:00:00+00:00'
+    >>> _known_form(Literal("01", datatype=NamedNode(_XSD + "integer"))) is None
+    True
+    """
+    datatype = literal.datatype.value.removeprefix(_XSD)
+    value = literal.value
+    if datatype == "integer" and _CANONICAL_INTEGER.match(value):
+        return value
+    if datatype == "boolean" and value in ("true", "false"):
+        return value
+    try:
+        if datatype == "date" and len(value) == _DATE_LENGTH:
+            return dt.date.fromisoformat(value).isoformat()
+        if datatype == "dateTime" and (utc := _UTC_SECONDS.match(value)):
+            return dt.datetime.fromisoformat(utc[1]).isoformat() + "+00:00"
+    except ValueError:  # not a date at all: rdflib's reading (and its warning) decides
+        return None
+    return None
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _normalised(literal: Literal) -> Literal:
     """A typed literal in the lexical form that rdflib gives it, e.g. ``"01"`` -> ``"1"``."""
+    known = _known_form(literal)
+    if known is not None:
+        return literal if known == literal.value else Literal(known, datatype=literal.datatype)
     import rdflib  # noqa: PLC0415 - only for the few distinct typed literals of a dataset
 
     from atlas.data._rdflib import quiet_rdflib  # noqa: PLC0415
