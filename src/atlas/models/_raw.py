@@ -8,7 +8,7 @@ processing, so it runs without torch and is tested on recorded runs.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,14 +17,29 @@ __all__ = [
     "Artifact",
     "CapturedGraph",
     "DispatchedOp",
+    "FirstCall",
     "ModeRun",
     "ProfiledEvent",
     "RawRun",
     "Versions",
+    "WarmCall",
 ]
 
 RAW_FORMAT = 1
 """Version of the raw format; bump it when a field changes meaning."""
+
+FirstCall = Annotated[
+    float | None,
+    Field(
+        ge=0,
+        description="Seconds of the first call (under torch.compile: capture, compile and run).",
+    ),
+]
+"""The time of a mode's first call (the raw run's and the record's)."""
+WarmCall = Annotated[
+    float | None, Field(ge=0, description="Seconds of a warm call (the fastest of three).")
+]
+"""The time of a mode's warm call (the raw run's and the record's)."""
 
 RawMode = Literal["eager", "torch-compile"]
 RawDevice = Literal["cpu", "nvidia-gpu"]
@@ -276,14 +291,8 @@ class ModeRun(_Frozen):
             "and the reason of one graph break)."
         ),
     )
-    first_call_s: float | None = Field(
-        default=None,
-        ge=0,
-        description="Seconds of the first call (under torch.compile: capture, compile and run).",
-    )
-    warm_call_s: float | None = Field(
-        default=None, ge=0, description="Seconds of a warm call (the fastest of three)."
-    )
+    first_call_s: FirstCall = None
+    warm_call_s: WarmCall = None
 
 
 class RawRun(_Frozen):

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from atlas.models._raw import Versions  # noqa: TC001 - pydantic resolves it at run time
+from atlas.models._raw import FirstCall, Versions, WarmCall  # noqa: TC001 - pydantic needs them
 
 __all__ = [
     "RECORD_FORMAT",
@@ -170,14 +170,8 @@ class ModeWitness(_Frozen):
     error: str | None = Field(
         default=None, description="'ExceptionName: message' when the mode failed."
     )
-    first_call_s: float | None = Field(
-        default=None,
-        ge=0,
-        description="Seconds of the first call (under torch.compile: capture, compile and run).",
-    )
-    warm_call_s: float | None = Field(
-        default=None, ge=0, description="Seconds of a warm call (the fastest of three)."
-    )
+    first_call_s: FirstCall = None
+    warm_call_s: WarmCall = None
     python_ends: tuple[str, ...] = Field(
         default=(),
         description="Where Python's part ended for this model, in sentences drawn from evidence.",
