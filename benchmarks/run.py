@@ -142,6 +142,7 @@ def startup(repeat: int) -> list[Row]:
             "bare": [PYTHON, "-c", "pass"],
             "import": [PYTHON, "-c", "import atlas"],
             "path": [ATLAS, "path", "compile", "gpu"],
+            "json": [ATLAS, "path", "compile", "gpu", "--json"],
             "rdflib": script,
         },
         repeat,
@@ -159,6 +160,12 @@ def startup(repeat: int) -> list[Row]:
             f"{fmt_time(t['path'])} = {t['path'] / t['bare']:.1f}x",
             "<= 10x",
             verdict(t["path"] / t["bare"] <= 10),
+        ),
+        (
+            "cold `atlas path compile gpu --json` / bare",
+            f"{fmt_time(t['json'])} = {t['json'] / t['bare']:.1f}x",
+            "<= 6x",
+            verdict(t["json"] / t["bare"] <= 6),
         ),
         (
             "cold `atlas path` / rdflib parse + SPARQL script",

@@ -52,6 +52,44 @@ def test_the_table_answers_as_the_api_for_every_combination_and_spelling() -> No
     assert combinations == 4 + 18  # PyTorch: mode x device; llama.cpp: device x offload
 
 
+def test_the_table_gives_the_json_of_the_api_for_every_combination() -> None:
+    index = query.index()
+    export, table = EXPORT.read_bytes(), TABLE.read_bytes()
+    combinations = 0
+    for atlas in index.document.atlases:
+        for result in index.all_paths(atlas.id):
+            expected = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            values = [c.label for c in result.selection]
+            assert _pathtable.lookup_json(values, atlas.id, export, table) == expected, values
+            combinations += 1
+    assert combinations == 4 + 18
+    # the records are references into the export, not copies
+    shapes = json.loads(table)["atlases"]["pytorch"]["json"]
+    skeleton = shapes["pytorch-mode/torch-compile pytorch-device/nvidia-gpu"]
+    assert '"$ref"' in json.dumps(skeleton)
+    assert (
+        len(json.dumps(skeleton))
+        < len(json.dumps(_pathtable.expand(skeleton, json.loads(export)))) / 5
+    )
+    assert _pathtable.lookup_json(["compile", "tpu"], "pytorch", export, table) is None
+    assert _pathtable.lookup_json(["eager", "cpu"], "pytorch", export + b"\n", table) is None
+
+
+def test_atlas_path_json_answers_from_the_table_without_pydantic() -> None:
+    script = (
+        "import sys; from atlas import cli; code = cli.main(['path', 'compile', 'gpu', '--json']);"
+        "assert code == 0; assert 'pydantic' not in sys.modules, 'pydantic imported'"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    result = query.path("compile", "gpu")
+    expected = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert json.loads(done.stdout) == expected
+    assert done.stdout == json.dumps(expected, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 @pytest.mark.parametrize(
     ("values", "atlas"),
     [

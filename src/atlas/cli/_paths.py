@@ -88,11 +88,15 @@ def _cmd_path(args: argparse.Namespace) -> int:
     branches = tuple(args.branch) + (("graph breaks",) if args.graph_breaks else ())
     named: dict[str, Any] = _selection.named(args)  # Any: path() takes them as **kwargs
     form = _formats.chosen(args)
-    if form == "text" and not args.brief and not branches:  # the table holds the default paths
+    if form in ("text", "json") and not args.brief and not branches:  # the table's paths
         files = _selection.shipped()  # none: the models answer
-        text = files and _pathtable.lookup(args.values, args.atlas, *files, named)
-        if text:
-            sys.stdout.write(text)
+        if form == "text":
+            text = files and _pathtable.lookup(args.values, args.atlas, *files, named)
+            if text:
+                sys.stdout.write(text)
+                return 0
+        elif files and (data := _pathtable.lookup_json(args.values, args.atlas, *files, named)):
+            print_json(data)
             return 0
     from atlas.query import paths as query  # noqa: PLC0415
 

@@ -33,11 +33,20 @@ if TYPE_CHECKING:
     from atlas.models import ExecutionPath
     from atlas.query._index import Index
 
-__all__ = ["build", "dumps", "lookup", "render", "vocabulary", "vocabulary_data"]
+__all__ = [
+    "build",
+    "dumps",
+    "expand",
+    "lookup",
+    "lookup_json",
+    "render",
+    "vocabulary",
+    "vocabulary_data",
+]
 
 # Bumped whenever the table's layout changes so that an older reader would misread it; another
-# number is never read. (Keys added since: 'label', 'names' and 'values' of each atlas, which
-# an older reader ignores and whose absence makes this one decline.)
+# number is never read. (Keys added since: 'label', 'names', 'values' and 'json' of each atlas,
+# which an older reader ignores and whose absence makes this one decline.)
 FORMAT = 2
 
 
@@ -82,22 +91,74 @@ def vocabulary_data(index: Index) -> dict[str, Any]:
     return {"ids": [a.id for a in index.document.atlases], "folded": folded, "atlases": atlases}
 
 
+_REF = "$ref"  # a key no record of the export has
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _records(export: dict[str, Any]) -> dict[str, list[Any]]:
+    """Each record of the export (canonical JSON) -> where it is in the export."""
+    refs: dict[str, list[Any]] = {}
+    for key in ("stages", "steps", "citations", "sources", "technologies", "relations"):
+        for number, record in enumerate(export.get(key, [])):
+            refs.setdefault(_canonical(record), [key, number])
+    return refs
+
+
+def _skeleton(value: Any, refs: Mapping[str, list[Any]]) -> Any:
+    """``value`` with each record of the export in it replaced by ``{"$ref": where}``."""
+    if isinstance(value, dict):
+        where = refs.get(_canonical(value))
+        if where is not None:
+            return {_REF: where}
+        return {key: _skeleton(item, refs) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_skeleton(item, refs) for item in value]
+    return value
+
+
+def expand(value: Any, export: Mapping[str, Any]) -> Any:
+    """A skeleton made by :func:`build` with every ``{"$ref": where}`` put back from ``export``.
+
+    >>> expand({"a": [{"$ref": ["stages", 0]}]}, {"stages": [{"id": "x"}]})
+    {'a': [{'id': 'x'}]}
+    """
+    if isinstance(value, dict):
+        if len(value) == 1 and _REF in value:
+            key, number = value[_REF]
+            return export[key][number]
+        return {key: expand(item, export) for key, item in value.items()}
+    if isinstance(value, list):
+        return [expand(item, export) for item in value]
+    return value
+
+
 def build(export_text: str) -> dict[str, Any]:
-    """The table for the export ``export_text`` (canonical JSON, as ``atlas export`` writes it)."""
+    """The table for the export ``export_text`` (canonical JSON, as ``atlas export`` writes it).
+
+    Per path: the text ``atlas path`` prints, and the JSON ``atlas path --json`` prints as a
+    skeleton whose records of the export are references into it (:func:`expand`).
+    """
     from atlas.models import AtlasDocument  # noqa: PLC0415 - only the writer needs the models
     from atlas.query._index import Index  # noqa: PLC0415
 
     index = Index(AtlasDocument.model_validate_json(export_text))
     data = export_text.encode("utf-8")
+    refs = _records(json.loads(export_text))
     table = vocabulary_data(index)
     for atlas_id, found in table["atlases"].items():
         blocks: dict[str, int] = {}
         paths: dict[str, Any] = {}
+        shapes: dict[str, Any] = {}
         for result in index.all_paths(atlas_id):
             numbered = [blocks.setdefault(str(j), len(blocks)) for j in result.steps]
             key = " ".join(c.id for c in result.selection)
             paths[key] = [result.summary, numbered, _ends(result)]
-        found.update(blocks=list(blocks), paths=paths)
+            dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            shapes[key] = _skeleton(dumped, refs)
+        found.update(blocks=list(blocks), paths=paths, json=shapes)
     return {"format": FORMAT, "export": {"bytes": len(data), "crc32": zlib.crc32(data)}, **table}
 
 
@@ -143,15 +204,50 @@ def lookup(
     ``None`` when they name no one path, and for a table made from another export, or one this
     version cannot read.
     """
+    found = _found(values, atlas, export, table, named)
+    if found is None:
+        return None
+    paths, key = found
+    try:
+        summary, numbered, ends = paths["paths"][key]
+        blocks = paths["blocks"]
+        return _compose(summary, [blocks[i] for i in numbered], ends)
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None  # not a table this version wrote: the full way
+
+
+def lookup_json(
+    values: Sequence[str],
+    atlas: str | None,
+    export: bytes,
+    table: bytes,
+    named: Mapping[str, str] | None = None,
+) -> Any:
+    """The JSON data ``atlas path --json`` prints for the words, or ``None`` (as :func:`lookup`)."""
+    found = _found(values, atlas, export, table, named)
+    if found is None:
+        return None
+    paths, key = found
+    try:
+        return expand(paths["json"][key], json.loads(export))
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None  # not a table this version wrote: the full way
+
+
+def _found(
+    values: Sequence[str],
+    atlas: str | None,
+    export: bytes,
+    table: bytes,
+    named: Mapping[str, str] | None,
+) -> tuple[dict[str, Any], str] | None:
+    """The table's entry of the atlas the words name, and the key of their selection."""
     data = _read(export, table)
     try:
         if data is None:
             return None
         words = _selection.Vocabulary.from_data(data)
         atlas_id, chosen = _selection.resolve(words, values, named, atlas)
-        found = data["atlases"][atlas_id]
-        summary, numbered, ends = found["paths"][" ".join(chosen)]
-        blocks = found["blocks"]
-        return _compose(summary, [blocks[i] for i in numbered], ends)
+        return data["atlases"][atlas_id], " ".join(chosen)
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, LookupError):
         return None  # not a table this version wrote, or words it cannot read: the full way
