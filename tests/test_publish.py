@@ -189,8 +189,15 @@ def test_a_broken_upload_is_refused_and_leaves_the_previous_graph(
     server: Oxigraph, published: publish.Published, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data, count = publish._payload()
-    monkeypatch.setattr(publish, "_payload", lambda: (data[: len(data) // 2], count))
+    line_end = data.rfind(b"\n", 0, len(data) // 2) + 1
+    # cut inside a triple: the store cannot parse the upload
+    monkeypatch.setattr(publish, "_payload", lambda: (data[: line_end + 10], count))
     with pytest.raises(publish.PublishError, match="refused the upload: HTTP 400"):
+        publish.publish(server.url)
+    assert server.count(publish.DEFAULT_GRAPH) == published.triples
+    # cut between triples: the store parses it, and the count shows what is missing
+    monkeypatch.setattr(publish, "_payload", lambda: (data[:line_end], count))
+    with pytest.raises(publish.PublishError, match=r"partial upload: the store kept \d+ of"):
         publish.publish(server.url)
     assert server.count(publish.DEFAULT_GRAPH) == published.triples
 
