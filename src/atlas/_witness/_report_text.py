@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from atlas._witness._steps import mode_name
+
 if TYPE_CHECKING:
     from atlas._witness._report_path import PathView
     from atlas._witness.compare import ModeComparison
@@ -30,11 +32,6 @@ __all__ = [
 
 KINDS = {"C++": "C++ kernel", "Triton": "Triton kernel", "library": "library call"}
 """A call of a compiled graph, by its kind, in words."""
-
-
-def mode_name(mode: str) -> str:
-    """The mode as people write it: 'eager' or 'torch.compile'."""
-    return "torch.compile" if mode == "torch-compile" else mode
 
 
 def seconds(value: float | None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["STEPS", "StepSpec"]
+__all__ = ["STEPS", "StepSpec", "mode_name"]
 
 _ANY_MODE = frozenset({"eager", "torch-compile"})
 _ANY_DEVICE = frozenset({"cpu", "nvidia-gpu"})
@@ -17,6 +17,11 @@ _COMPILE = frozenset({"torch-compile"})
 _EAGER = frozenset({"eager"})
 _CPU = frozenset({"cpu"})
 _GPU = frozenset({"nvidia-gpu"})
+
+
+def mode_name(mode: str) -> str:
+    """The mode as people write it: 'eager' or 'torch.compile'."""
+    return "torch.compile" if mode == "torch-compile" else mode
 
 
 @dataclass(frozen=True)

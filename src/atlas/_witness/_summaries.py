@@ -8,7 +8,7 @@ a few sentences on where Python's part ended for this model, drawn from that evi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from atlas._witness import _parse_graphs as graphs_text
 from atlas._witness import parse
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["graph_breaks", "graph_summaries", "python_ends"]
 
 
-def _kind(name: str) -> str:
+def _kind(name: str) -> Literal["C++", "Triton", "library"]:
     if name.startswith("cpp_"):
         return "C++"
     if name.startswith("triton_"):
@@ -40,7 +40,7 @@ def _calls(code: str, graph: CapturedGraph) -> tuple[KernelCall, ...]:
         ops = use.origins
         if not ops and _kind(use.callee) != "library":
             ops = tuple(f"aten.{op}" for op in graphs_text.fused_ops(use.callee, known))
-        calls.append(KernelCall(name=use.callee, kind=_kind(use.callee), ops=ops))  # type: ignore[arg-type]
+        calls.append(KernelCall(name=use.callee, kind=_kind(use.callee), ops=ops))
     return tuple(calls)
 
 

@@ -30,8 +30,7 @@ from atlas._witness.errors import ModelSpecError
 
 __all__ = ["Workload", "check_spec", "held_workload", "load_workload", "tiny_workload"]
 
-_MODULE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
-_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")  # a module, or a name in one
 
 
 @dataclass(frozen=True)
@@ -61,12 +60,12 @@ def check_spec(spec: str, option: str = "--model") -> tuple[str, str]:
     if not sep or not where or not name:
         msg = f"{option} {spec!r}: expected 'module:function' or 'path/to/file.py:function'"
         raise ModelSpecError(msg)
-    if not _NAME.match(name):
+    if not _DOTTED.match(name):
         raise ModelSpecError(f"{option} {spec!r}: {name!r} is not a Python name")
     if where.endswith(".py") or "/" in where or "\\" in where:
         if not Path(where).is_file():
             raise ModelSpecError(f"{option} {spec!r}: no file {where!r}")
-    elif not _MODULE.match(where):
+    elif not _DOTTED.match(where):
         raise ModelSpecError(f"{option} {spec!r}: {where!r} is neither a module nor a .py file")
     return where, name
 

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from atlas._witness._report_text import operations
+from atlas._witness._report_text import operations, seconds
+from atlas._witness._steps import mode_name
 
 __all__ = [
     "EXIT_CONTRADICTED",
@@ -134,13 +135,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return configure(parser)
 
 
-def _seconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f} s" if value < 10 else f"{value:.1f} s"  # noqa: PLR2004
-
-
 def _mode_lines(mode: Any) -> list[str]:
-    name = "torch.compile" if mode.mode == "torch-compile" else mode.mode
-    times = f"first call {_seconds(mode.first_call_s)}, warm call {_seconds(mode.warm_call_s)}"
+    name = mode_name(mode.mode)
+    times = f"first call {seconds(mode.first_call_s)}, warm call {seconds(mode.warm_call_s)}"
     lines = ["", f"{name}: {mode.duration_s:.1f} s ({times})"]
     lines += [f"  could not observe: {problem}" for problem in mode.unobservable]
     for observation in mode.steps:

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from atlas._witness._steps import mode_name
+
 if TYPE_CHECKING:
     from atlas.models._witness import StepObservation, WitnessRecord
 
@@ -161,7 +163,7 @@ def format_comparisons(comparisons: Sequence[ModeComparison]) -> str:
     """
     lines: list[str] = []
     for comparison in comparisons:
-        mode = "torch.compile" if comparison.mode == "torch-compile" else comparison.mode
+        mode = mode_name(comparison.mode)
         lines.append(f"{mode} on {comparison.device}:")
         for row in comparison.rows:
             mark = "!" if row.contradicts else " "

@@ -19,7 +19,7 @@ from atlas._witness import _probes_triton as triton
 from atlas._witness import _summaries as summaries
 from atlas._witness import _switches, parse
 from atlas._witness._run_view import Probe, RunView, clip
-from atlas._witness._steps import STEPS, StepSpec
+from atlas._witness._steps import STEPS, StepSpec, mode_name
 from atlas.models._witness import (
     ModeWitness,
     StepObservation,
@@ -143,7 +143,7 @@ def record_id(raw: RawRun) -> str:
 def build_record(raw: RawRun) -> WitnessRecord:
     """Analyse a raw run into a witness record."""
     modes = tuple(_mode_witness(raw, run) for run in raw.modes)
-    names = " and ".join("torch.compile" if m.mode == "torch-compile" else m.mode for m in modes)
+    names = " and ".join(mode_name(m.mode) for m in modes)
     model = f"{raw.model_source} under " if raw.model_source else ""
     title = (
         f"{model}PyTorch {names} on {raw.device_name} ({raw.device}) with torch "
