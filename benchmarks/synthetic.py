@@ -75,6 +75,26 @@ def _rename(
     return new
 
 
+def _description(triples: list[pyoxigraph.Triple]) -> set[object]:
+    """The dataset's node and the nodes only its description reaches (distributions, contact)."""
+    dataset = pyoxigraph.NamedNode(BASE_IRI)
+    by_subject: dict[object, list[object]] = {}
+    for t in triples:
+        by_subject.setdefault(t.subject, []).append(t.object)
+    reached, todo = {dataset}, [dataset]
+    while todo:
+        for obj in by_subject.get(todo.pop(), ()):
+            kind = (
+                obj.value[len(BASE_IRI) :].partition("/")[0]
+                if isinstance(obj, pyoxigraph.NamedNode) and obj.value.startswith(BASE_IRI)
+                else ""
+            )
+            if obj in by_subject and obj not in reached and kind not in KINDS:
+                reached.add(obj)
+                todo.append(obj)
+    return reached
+
+
 def generate(size: int, folder: Path) -> tuple[int, int]:
     """Write about ``size`` triples into ``folder``; returns (triples, copies)."""
     triples, sources = _base()
@@ -85,7 +105,7 @@ def generate(size: int, folder: Path) -> tuple[int, int]:
     for old in folder.glob("*.ttl"):
         old.unlink()
     total = 0
-    dataset = pyoxigraph.NamedNode(BASE_IRI)
+    described = _description(triples)
     for copy in range(copies):
         if copy == 0:
             out = triples
@@ -93,8 +113,8 @@ def generate(size: int, folder: Path) -> tuple[int, int]:
             memo: dict[object, object] = {}
             out = []
             for t in triples:
-                if t.subject == dataset:
-                    continue  # one dataset description for the whole set
+                if t.subject in described:
+                    continue  # one dataset description (and its distributions) for the set
                 obj = _rename(t.object, copy, sources, shared, memo)
                 out.append(
                     pyoxigraph.Triple(

@@ -43,7 +43,8 @@ class Parsed:
         self.shapes: Future[list[dict[str, Any]]] | None = None
 
         def start(n_triples: bytes) -> None:
-            self.shapes = pool.submit(shapes.shacl_report, n_triples)
+            # the engine takes text: decoded here, so that only the text stays while it runs
+            self.shapes = pool.submit(shapes.shacl_report, n_triples.decode("utf-8"))
 
         self.graph = _graph.parse(files, written=start)
         self.syntax = self.graph.problems

@@ -73,7 +73,7 @@ def _shapes() -> str:
     return (_resources.schema_dir() / SHAPES_NAME).read_text(encoding="utf-8")
 
 
-def shacl_report(n_triples: bytes) -> list[dict[str, Any]]:
+def shacl_report(n_triples: bytes | str) -> list[dict[str, Any]]:
     """The results of ``schema/shapes.ttl`` on a graph written in N-Triples (shacl-rust's own).
 
     The engine releases the GIL while it validates: other threads go on meanwhile.
@@ -82,7 +82,11 @@ def shacl_report(n_triples: bytes) -> list[dict[str, Any]]:
 
     # validate() on text releases the GIL while it runs (validate_file() does not)
     report = shacl_rust.validate(
-        n_triples.decode("utf-8"), _shapes(), data_format="nt", shapes_format="turtle"
+        n_triples if isinstance(n_triples, str) else n_triples.decode("utf-8"),
+        _shapes(),
+        data_format="nt",
+        shapes_format="turtle",
+        experimental_index=True,
     )
     results: list[dict[str, Any]] = report["results"]
     return results

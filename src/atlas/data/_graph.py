@@ -139,6 +139,7 @@ class Graph:
     origin: dict[str, int] = field(default_factory=dict)  # IRI or _:id -> index in files
     problems: list[Problem] = field(default_factory=list)
     written: list[bytes] = field(default_factory=list)  # the files in N-Triples, as written
+    handed_over: bool = False  # the N-Triples text went to parse()'s caller, not kept here
     _reverse: dict[NamedNode, dict[Term, list[Subject]]] = field(default_factory=dict)
 
     @functools.cached_property
@@ -187,7 +188,14 @@ class Graph:
                 objects.append(obj)
 
     def n_triples(self) -> bytes:
-        """The triples of the files as written, in N-Triples (blank nodes distinct per file)."""
+        """The triples of the files as written, in N-Triples (blank nodes distinct per file).
+
+        Raises:
+            RuntimeError: when :func:`parse` handed them to its caller instead of keeping them.
+        """
+        if self.handed_over:
+            msg = "the N-Triples text was handed to parse()'s caller and is not kept"
+            raise RuntimeError(msg)
         return b"".join(self.written)
 
     def where(self, iri: str) -> dict[str, Any]:
@@ -223,11 +231,12 @@ def parse(
 ) -> Graph:
     """Parse Turtle files into one :class:`Graph`; syntax errors land in ``graph.problems``.
 
-    ``written``, when given, is called with :meth:`Graph.n_triples` as soon as every file has
-    parsed cleanly, before the triples are indexed: a caller can start on them meanwhile.
+    Each file is indexed as soon as it parses, and its triples are then let go, so that the
+    memory held is the index and the N-Triples text, not every file's parsed triples as well.
+    ``written``, when given, is handed :meth:`Graph.n_triples` once every file has parsed
+    cleanly, and the graph does not keep it: the caller holds it as long as it needs it.
     """
     graph = Graph(list(files))
-    parsed = []
     for index, file in enumerate(graph.files):
         try:
             quads = list(
@@ -254,13 +263,12 @@ def parse(
                 graph.problems.extend(long_terms)
                 continue
         graph.written.append(text)
-        parsed.append((index, quads))
+        graph.add(index, quads)
+        del quads
     graph.written = [graph.n_triples()]
     if written is not None and not graph.problems:
-        written(graph.written[0])
-    for position, (index, quads) in enumerate(parsed):
-        parsed[position] = (index, [])  # free each file's quads once indexed
-        graph.add(index, quads)
+        graph.handed_over = True
+        written(graph.written.pop())
     return graph
 
 
