@@ -92,6 +92,7 @@ def vocabulary_data(index: Index) -> dict[str, Any]:
 
 
 _REF = "$ref"  # a key no record of the export has
+_RECORD_KEYS = ("stages", "steps", "citations", "sources", "technologies", "relations")
 
 
 def _canonical(value: Any) -> str:
@@ -101,21 +102,26 @@ def _canonical(value: Any) -> str:
 def _records(export: dict[str, Any]) -> dict[str, list[Any]]:
     """Each record of the export (canonical JSON) -> where it is in the export."""
     refs: dict[str, list[Any]] = {}
-    for key in ("stages", "steps", "citations", "sources", "technologies", "relations"):
+    for key in _RECORD_KEYS:
         for number, record in enumerate(export.get(key, [])):
             refs.setdefault(_canonical(record), [key, number])
     return refs
 
 
-def _skeleton(value: Any, refs: Mapping[str, list[Any]]) -> Any:
-    """``value`` with each record of the export in it replaced by ``{"$ref": where}``."""
+def _skeleton(value: Any, refs: Mapping[str, list[Any]], ids: frozenset[str]) -> Any:
+    """``value`` with each record of the export in it replaced by ``{"$ref": where}``.
+
+    Every record has an ``id`` (one of ``ids``): only a dict with such an id is written out in
+    canonical JSON and looked up, the others are walked into.
+    """
     if isinstance(value, dict):
-        where = refs.get(_canonical(value))
-        if where is not None:
-            return {_REF: where}
-        return {key: _skeleton(item, refs) for key, item in value.items()}
+        if value.get("id") in ids:
+            where = refs.get(_canonical(value))
+            if where is not None:
+                return {_REF: where}
+        return {key: _skeleton(item, refs, ids) for key, item in value.items()}
     if isinstance(value, list):
-        return [_skeleton(item, refs) for item in value]
+        return [_skeleton(item, refs, ids) for item in value]
     return value
 
 
@@ -146,7 +152,9 @@ def build(export_text: str) -> dict[str, Any]:
 
     index = Index(AtlasDocument.model_validate_json(export_text))
     data = export_text.encode("utf-8")
-    refs = _records(json.loads(export_text))
+    export = json.loads(export_text)
+    refs = _records(export)
+    ids = frozenset(r["id"] for key in _RECORD_KEYS for r in export.get(key, []) if "id" in r)
     table = vocabulary_data(index)
     for atlas_id, found in table["atlases"].items():
         blocks: dict[str, int] = {}
@@ -157,7 +165,7 @@ def build(export_text: str) -> dict[str, Any]:
             key = " ".join(c.id for c in result.selection)
             paths[key] = [result.summary, numbered, _ends(result)]
             dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-            shapes[key] = _skeleton(dumped, refs)
+            shapes[key] = _skeleton(dumped, refs, ids)
         found.update(blocks=list(blocks), paths=paths, json=shapes)
     return {"format": FORMAT, "export": {"bytes": len(data), "crc32": zlib.crc32(data)}, **table}
 
