@@ -475,3 +475,19 @@ def test_a_newly_deprecated_record_and_an_added_one_carry_their_labels() -> None
             f"{stages[step['from']]} \u2014 {step['verb']} \u2192 {stages[step['to']]}"
         ),
     }
+
+
+def test_an_added_step_is_labelled_as_a_step() -> None:
+    # diff: `labels.of(collection, ...)` -> `labels.of(None, ...)` for an added record would
+    # label a step by its (absent) label instead of "from — verb → to"
+    steps = _data("steps")
+    added = {**steps[0], "id": "toy-an-added-step"}
+    result = diff.diff(OLD, _changed(steps=[*steps, added]))
+    stages = {s["id"]: s["label"] for s in _data("stages")}
+    assert [(c.kind, c.id, c.label) for c in result.changes] == [
+        (
+            "added",
+            "toy-an-added-step",
+            f"{stages[added['from']]} \u2014 {added['verb']} \u2192 {stages[added['to']]}",
+        )
+    ]

@@ -248,7 +248,7 @@ def _records(document: AtlasDocument) -> dict[str, dict[str, dict[str, Any]]]:
     records: dict[str, dict[str, dict[str, Any]]] = {}
     for collection in COLLECTIONS:
         if collection == "concepts":
-            items = [v for s in data["schemes"] for v in s.get("values", [])]
+            items = [v for s in data["schemes"] for v in s["values"]]
         elif collection == "schemes":
             items = [{k: v for k, v in s.items() if k != "values"} for s in data["schemes"]]
         elif collection == "atlases":  # journeys are made from the steps, whose changes are told
