@@ -342,3 +342,20 @@ def test_every_id_base_of_the_vocabulary_has_a_prefix() -> None:
 
     bases = {c.base for c in _vocab.CLASSES.values() if c.base}
     assert {f"{_results.BASE_IRI}{b}" for b in bases} <= set(_results.PREFIXES.values())
+
+
+def test_every_named_query_with_every_parameter_substituted_still_parses() -> None:
+    # a remote endpoint gets the bindings written into the text: `ORDER BY ?atlas` with ?atlas
+    # bound must become `ORDER BY (<iri>)`, which a SPARQL parser accepts (a bare IRI is not)
+    import pyoxigraph  # noqa: PLC0415
+
+    empty = pyoxigraph.Store()
+    for name, named in store.named_queries().items():
+        terms = {
+            p.name: '"x"' if p.base == "literal" else "<https://example.org/x>"
+            for p in named.parameters
+        }
+        empty.query(substitute(named.text, terms))  # SyntaxError when the text is not SPARQL
+    assert substitute("SELECT * { ?a ?p ?b } GROUP BY ?a", {"a": "<http://e/x>"}).endswith(
+        "GROUP BY (<http://e/x>)"
+    )

@@ -110,10 +110,14 @@ def substitute(query: str, terms: Mapping[str, str]) -> str:
     ``terms`` maps variable names to terms already written in N-Triples syntax (as pyoxigraph
     writes them, so they are valid and escaped). Each use of the variable becomes the term; in a
     projection, where a constant is not allowed, ``?v`` becomes ``(term AS ?v)``. A variable
-    that is assigned (``AS ?v``, ``VALUES ?v``) cannot be substituted.
+    that is assigned (``AS ?v``, ``VALUES ?v``) cannot be substituted. A condition of ``ORDER
+    BY`` or ``GROUP BY`` that is the variable alone becomes ``(term)``, an expression, since a
+    bare constant is not a condition there.
 
     >>> substitute("SELECT ?a ?b WHERE { ?a <http://e/p> ?b }", {"a": "<http://e/x>"})
     'SELECT (<http://e/x> AS ?a) ?b WHERE { <http://e/x> <http://e/p> ?b }'
+    >>> substitute("SELECT * { ?a ?p ?b } ORDER BY ?a DESC(?a) ?b", {"a": "<http://e/x>"})
+    'SELECT * { <http://e/x> ?p ?b } ORDER BY (<http://e/x>) DESC(<http://e/x>) ?b'
 
     Raises:
         ValueError: when a substituted variable is assigned in the query.
@@ -123,19 +127,30 @@ def substitute(query: str, terms: Mapping[str, str]) -> str:
     in_projection = False
     depth = 0  # parentheses inside a projection
     assigning = 0  # 1 after AS or VALUES; 2 inside a VALUES (?a ?b) header
+    ordering = False  # in the conditions of ORDER BY or GROUP BY
+    previous = ""
     for token in tokens(query):
         upper = token.text.upper() if token.kind == "word" else ""
         if upper == "SELECT":
             in_projection, depth = True, 0
         elif in_projection and (token.text == "{" or upper in ("WHERE", "FROM")):
             in_projection = False
-        elif in_projection and token.text in "()":
+        elif upper == "BY" and previous in ("ORDER", "GROUP"):
+            ordering, depth = True, 0
+        elif ordering and (token.text in "{}" or upper in ("LIMIT", "OFFSET", "HAVING", "VALUES")):
+            ordering = False
+        if (in_projection or ordering) and token.text in "()":
             depth += 1 if token.text == "(" else -1
+        previous = upper
         if token.kind == "var" and token.text[1:] in terms:
             if assigning:
                 raise ValueError(f"cannot substitute {token.text}: the query assigns it")
             term = terms[token.text[1:]]
-            replacement = f"({term} AS {token.text})" if in_projection and depth == 0 else term
+            replacement = term
+            if depth == 0 and in_projection:
+                replacement = f"({term} AS {token.text})"
+            elif depth == 0 and ordering:
+                replacement = f"({term})"
             out.extend((query[position : token.start], replacement))
             position = token.end
         if upper in ("AS", "VALUES"):
