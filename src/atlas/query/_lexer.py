@@ -104,6 +104,57 @@ def query_form(query: str) -> str:
     return ""
 
 
+@dataclass
+class _Where:
+    """Where a token stands, for :func:`substitute`.
+
+    In a projection, in the conditions of ``ORDER BY``/``GROUP BY`` (and how deep in
+    parentheses), or in an assignment.
+    """
+
+    in_projection: bool = False
+    ordering: bool = False  # in the conditions of ORDER BY or GROUP BY
+    depth: int = 0  # parentheses inside a projection or the conditions
+    assigning: int = 0  # 1 after AS or VALUES; 2 inside a VALUES (?a ?b) header
+    previous: str = ""
+
+    def advance(self, token: Token) -> None:
+        """Take the token into account before it is written."""
+        upper = token.text.upper() if token.kind == "word" else ""
+        if upper == "SELECT":
+            self.in_projection, self.depth = True, 0
+        elif self.in_projection and (token.text == "{" or upper in ("WHERE", "FROM")):
+            self.in_projection = False
+        elif upper == "BY" and self.previous in ("ORDER", "GROUP"):
+            self.ordering, self.depth = True, 0
+        elif self.ordering and (token.text in "{}" or upper in _AFTER_CONDITIONS):
+            self.ordering = False
+        if (self.in_projection or self.ordering) and token.text in "()":
+            self.depth += 1 if token.text == "(" else -1
+        self.previous = upper
+
+    def written(self, term: str, token: Token) -> str:
+        """How a variable's term is written where it stands."""
+        if self.depth == 0 and self.in_projection:
+            return f"({term} AS {token.text})"
+        if self.depth == 0 and self.ordering:
+            return f"({term})"
+        return term
+
+    def after(self, token: Token) -> None:
+        """Take the token into account once it is written: assignments start and end."""
+        upper = token.text.upper() if token.kind == "word" else ""
+        if upper in ("AS", "VALUES"):
+            self.assigning = 1
+        elif self.assigning == 1 and token.text == "(":
+            self.assigning = 2
+        elif self.assigning == 1 or (self.assigning == 2 and token.text == ")"):  # noqa: PLR2004
+            self.assigning = 0
+
+
+_AFTER_CONDITIONS = frozenset({"LIMIT", "OFFSET", "HAVING", "VALUES"})
+
+
 def substitute(query: str, terms: Mapping[str, str]) -> str:
     """Replace variables by RDF terms, for endpoints that take no bindings (SEP-0007 style).
 
@@ -124,40 +175,14 @@ def substitute(query: str, terms: Mapping[str, str]) -> str:
     """
     out: list[str] = []
     position = 0
-    in_projection = False
-    depth = 0  # parentheses inside a projection
-    assigning = 0  # 1 after AS or VALUES; 2 inside a VALUES (?a ?b) header
-    ordering = False  # in the conditions of ORDER BY or GROUP BY
-    previous = ""
+    where = _Where()
     for token in tokens(query):
-        upper = token.text.upper() if token.kind == "word" else ""
-        if upper == "SELECT":
-            in_projection, depth = True, 0
-        elif in_projection and (token.text == "{" or upper in ("WHERE", "FROM")):
-            in_projection = False
-        elif upper == "BY" and previous in ("ORDER", "GROUP"):
-            ordering, depth = True, 0
-        elif ordering and (token.text in "{}" or upper in ("LIMIT", "OFFSET", "HAVING", "VALUES")):
-            ordering = False
-        if (in_projection or ordering) and token.text in "()":
-            depth += 1 if token.text == "(" else -1
-        previous = upper
+        where.advance(token)
         if token.kind == "var" and token.text[1:] in terms:
-            if assigning:
+            if where.assigning:
                 raise ValueError(f"cannot substitute {token.text}: the query assigns it")
-            term = terms[token.text[1:]]
-            replacement = term
-            if depth == 0 and in_projection:
-                replacement = f"({term} AS {token.text})"
-            elif depth == 0 and ordering:
-                replacement = f"({term})"
-            out.extend((query[position : token.start], replacement))
+            out.extend((query[position : token.start], where.written(terms[token.text[1:]], token)))
             position = token.end
-        if upper in ("AS", "VALUES"):
-            assigning = 1
-        elif assigning == 1 and token.text == "(":
-            assigning = 2
-        elif assigning == 1 or (assigning == 2 and token.text == ")"):  # noqa: PLR2004
-            assigning = 0
+        where.after(token)
     out.append(query[position:])
     return "".join(out)
