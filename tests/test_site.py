@@ -163,6 +163,8 @@ def test_build_writes_an_index_a_full_graph_and_a_page_per_atlas_and_combination
     expected = {"index.html", "graph.html", "toy/index.html"}
     expected |= {"toy/stages.html", "toy/steps.html", "toy/sources.html"}  # the reference
     expected |= {f"toy/{p.selection[0].name}-{p.selection[1].name}.html" for p in paths}
+    expected |= {f"stage/{s.id}/index.html" for s in document.stages}  # at their IRIs' paths
+    expected |= {f"step/{s.id}/index.html" for s in document.steps}
     assert {p.relative_to(out).as_posix() for p in pages(out)} == expected
     assert set(report.weights) == expected
     assert (out / "site.css").is_file()
@@ -582,7 +584,7 @@ def test_cli_builds_from_an_export_file(tmp_path: Path, capsys: pytest.CaptureFi
     code = cli.main(["site", "build", str(tmp_path / "out"), "--export", str(source)])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert re.match(r"wrote 10 pages to .* in \d+\.\d\d s; heaviest: toy/index\.html", out)
+    assert re.match(r"wrote 21 pages to .* in \d+\.\d\d s; heaviest: toy/index\.html", out)
     assert (tmp_path / "out" / "toy" / "index.html").is_file()
 
 

@@ -4,7 +4,9 @@ Its dataset: the atlas as the default graph and, serving the shipped atlas, the 
 as named graphs. A request holds exactly one query (:mod:`atlas.publish._protocol`); relative
 IRIs resolve against the endpoint's URL; CONSTRUCT and DESCRIBE answer as Turtle, N-Triples,
 RDF/XML or JSON-LD. ``GET /`` is a query page for a browser (:mod:`atlas.publish._querypage`),
-and one line of text for other clients.
+and one line of text for other clients. Without a query, ``GET /sparql`` gives the Service
+Description as RDF (:mod:`~atlas.publish._servicedesc`); each IRI of the dataset is answered at
+its path (``/stage/torchdynamo``) by content negotiation (:mod:`~atlas.publish._linkeddata`).
 
 Safe by default: it binds 127.0.0.1, sends no CORS headers unless origins are given, refuses
 updates, LOAD, SERVICE, FROM and protocol datasets with 400, caps request size and result rows,
@@ -33,9 +35,11 @@ from typing import TYPE_CHECKING, Any
 import pyoxigraph
 
 from atlas.errors import AtlasError, CouldNotRunError
+from atlas.publish import _servicedesc as servicedesc
 from atlas.publish._clients import Clients
 from atlas.publish._formats import media
 from atlas.publish._hosts import LOOPBACK_NAMES, host_name
+from atlas.publish._linkeddata import LinkedData
 from atlas.publish._negotiate import negotiate, prefers_html
 from atlas.publish._pool import Limits, Pool, PoolError, QueryTimeoutError
 from atlas.publish._protocol import RefusalError, query_of
@@ -141,6 +145,24 @@ class _Endpoint:
         settings = self.settings
         self.clients = Clients(settings.per_client, settings.client_queue, settings.client_header)
 
+    def turn(self, request: Request) -> contextlib.AbstractAsyncContextManager[None]:
+        """The client's turn at the query workers: a few at a time, the rest wait; then 429."""
+        return self.clients.turn(self.clients.name(request))
+
+    async def run(self, query: str, accept: str, base: str | None) -> tuple[str, bytes, bool]:
+        """A worker's answer (in the caller's turn): format, body, truncation; or RefusalError."""
+        if self.pool is None:
+            raise RefusalError(503, "the endpoint is not running")
+        try:
+            reply = await self.pool.run(query, accept, base)
+        except QueryTimeoutError:
+            raise RefusalError(
+                503, f"the query was stopped after the {self.settings.timeout:g} s limit"
+            ) from None
+        if reply[0] == "error":
+            raise RefusalError(reply[1], reply[2])
+        return reply[1], reply[2], reply[3]
+
     async def answer(self, request: Request, accept: str = "") -> tuple[str, bytes, bool]:
         """The format, body and truncation of the answer; raises :class:`RefusalError`.
 
@@ -148,19 +170,9 @@ class _Endpoint:
         """
         settings = self.settings
         query = await query_of(request, settings.max_request_bytes, settings.read_timeout)
-        async with self.clients.turn(self.clients.name(request)):
-            if self.pool is None:
-                raise RefusalError(503, "the endpoint is not running")
-            try:
-                accept = accept or request.headers.get("accept", "*/*")
-                reply = await self.pool.run(query, accept, _base_iri(request))
-            except QueryTimeoutError:
-                raise RefusalError(
-                    503, f"the query was stopped after the {self.settings.timeout:g} s limit"
-                ) from None
-        if reply[0] == "error":
-            raise RefusalError(reply[1], reply[2])
-        return reply[1], reply[2], reply[3]
+        async with self.turn(request):
+            accept = accept or request.headers.get("accept", "*/*")
+            return await self.run(query, accept, _base_iri(request))
 
     async def sparql(self, request: Request) -> Response:
         """``/sparql``: the answer to the request's query, or its refusal in one line."""
@@ -168,6 +180,10 @@ class _Endpoint:
         from starlette.responses import PlainTextResponse, Response  # noqa: PLC0415
 
         try:
+            described = servicedesc.asked_format(request)
+            if described is not None:  # no query: the service description, as RDF
+                shipped = not self.settings.data
+                return await servicedesc.describe(self, request, described, shipped=shipped)
             fmt, body, truncated = await self.answer(request)
         except RefusalError as refusal:
             return PlainTextResponse(f"{refusal}\n", status_code=refusal.status)
@@ -277,7 +293,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         from starlette.applications import Starlette  # noqa: PLC0415
         from starlette.middleware import Middleware  # noqa: PLC0415
         from starlette.middleware.cors import CORSMiddleware  # noqa: PLC0415
-        from starlette.routing import Mount, Route  # noqa: PLC0415
+        from starlette.routing import Mount, Route, request_response  # noqa: PLC0415
     except ImportError:
         raise CannotServeError(
             "atlas serve needs Starlette and uvicorn: pip install 'execution-atlas[serve]'"
@@ -286,10 +302,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
     settings = endpoint.settings
     # GET routes answer HEAD too (Starlette adds it)
     routes: list[Route | Mount] = [Route("/sparql", endpoint.sparql, methods=["GET", "POST"])]
-    if settings.site is not None:
-        routes.append(Mount("/", _site_files(settings.site)))
+    linked = LinkedData(endpoint, settings.site)
+    routes += linked.routes()  # the dataset's IRIs, before the site
+    if settings.site is not None:  # / names the dataset too: its RDF, else the site's home page
+        site = _site_files(settings.site)
+        routes += [Route("/", linked.root(site), methods=["GET"]), Mount("/", site)]
     else:
-        routes.append(Route("/", endpoint.home))
+        routes.append(Route("/", linked.root(request_response(endpoint.home)), methods=["GET"]))
     middleware = [Middleware(_HostCheck, hosts=settings.hosts)]
     if settings.cors_origins:
         middleware.append(

@@ -6,7 +6,8 @@ combinations show is in ``<atlas>/views.js``, see :mod:`atlas.publish.site._defe
 static page per combination (``<atlas>/<combination>.html``, readable with JavaScript off), and
 the reference pages beside them: every stage (``stages.html``), every step (``steps.html``),
 and the sources and witness runs (``sources.html``). An atlas of technologies gets its page and
-its sources.
+its sources. Each stage and step has a page at the path of its IRI (``stage/<id>/index.html``,
+see :mod:`atlas.publish.site._records`).
 Then ``graph.html`` (the full graph) and ``index.html`` (every atlas).
 """
 
@@ -20,6 +21,7 @@ from atlas.publish.site._deferred import DEFERRED_FILE, Deferred
 from atlas.publish.site._drawings import drawings as laid_out
 from atlas.publish.site._lookups import SOURCES_PAGE, STAGES_PAGE, STEPS_PAGE
 from atlas.publish.site._pages import Page
+from atlas.publish.site._records import record_page, record_pages
 from atlas.publish.site._views import (
     SiteError,
     View,
@@ -55,6 +57,7 @@ def environment() -> Any:
     )
     env.filters["token"] = css_token
     env.globals.update(stages_page=STAGES_PAGE, steps_page=STEPS_PAGE, sources_page=SOURCES_PAGE)
+    env.globals["record_page"] = record_page
     # a check time is shown as its day (pav:retrievedOn is a date-time, midnight UTC here)
     env.filters["date"] = lambda moment: getattr(moment, "date", lambda: moment)().isoformat()
     return env
@@ -84,6 +87,7 @@ def site_files(
             "relations": page.relations_of(atlas),
         }
         yield from _atlas_pages(env, context, drawings[atlas.id])
+    yield from record_pages(env, page, common)
     yield (
         "graph.html",
         env.get_template("graph.html").render(
