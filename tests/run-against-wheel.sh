@@ -32,7 +32,7 @@ rm -rf "$root/dist"
 wheel=$(ls "$root"/dist/execution_atlas-*.whl)
 # The CPU build of PyTorch (the witness extra) is pinned: a bare "torch" would pull a CUDA build.
 "$venv/bin/python" -m pip install -q "torch==2.13.0"
-"$venv/bin/python" -m pip install -q "${wheel}[test,witness,site,serve]"
+"$venv/bin/python" -m pip install -q "${wheel}[test,witness,site,serve,docs]"
 
 cd "$root"
 export ATLAS_TEST_WHEEL=1
