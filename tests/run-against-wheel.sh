@@ -8,15 +8,17 @@ venv=${ATLAS_TEST_VENV:-$root/.venv-test}
 python=${PYTHON:-python3}
 
 # System tools some tests drive: Debian's Chromium (browser tests), Graphviz (the site's layout,
-# DOT output), jq (the dataset README's example) and Node.js with npm (Mermaid's own parser,
-# installed by the tests into ~/.cache/atlas-tests). Installed when missing and possible (root
+# DOT output), jq (the dataset README's example), zsh and fish (the completion scripts) and
+# Node.js with npm (Mermaid's own parser, installed by the tests into ~/.cache/atlas-tests). Installed when missing and possible (root
 # with apt-get); otherwise those tests skip.
 if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
-  if ! command -v chromium >/dev/null || ! command -v dot >/dev/null || ! command -v jq >/dev/null
+  if ! command -v chromium >/dev/null || ! command -v dot >/dev/null || ! command -v jq >/dev/null \
+    || ! command -v zsh >/dev/null || ! command -v fish >/dev/null
   then
     apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends chromium graphviz fonts-dejavu-core jq >/dev/null
+    apt-get install -y -qq --no-install-recommends chromium graphviz fonts-dejavu-core jq zsh fish \
+      >/dev/null
   fi
   if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     # Debian's npm conflicts with some other builds of Node.js: then the Mermaid tests skip.

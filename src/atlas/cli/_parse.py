@@ -1,10 +1,11 @@
 """The ``atlas`` command's argument parser, assembled from one part per group of sub-commands.
 
 Each group's module adds its sub-commands, their options and their handlers (``handler=``):
-``_paths`` (path, atlases, values, stages, steps, stage, step), ``_serve`` (sparql, serve,
-publish), ``_data`` (export, check, sources, diff), ``_site`` (site), then
-``atlas._witness.cli`` (witness). The order is that of ``atlas --help``, whose epilog holds
-the one table of exit statuses. Nothing heavy is imported: ``atlas path`` must start fast.
+``_paths`` (path, atlases, values, stages, steps, stage, step), ``_serve`` (sparql, serve),
+``_publish`` (publish), ``_data`` (export, check, sources, diff), ``_site`` (site),
+``atlas._witness.cli`` (witness), then ``_completion`` (completion, made from this parser). The
+order is that of ``atlas --help``, whose epilog holds the one table of exit statuses. Nothing
+heavy is imported: ``atlas path`` must start fast.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from atlas.cli import _data, _paths, _serve, _site
+from atlas.cli import _completion, _data, _paths, _publish, _serve, _site
 from atlas.cli._args import Parser
 
 TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
@@ -54,12 +55,14 @@ def parser() -> argparse.ArgumentParser:
     sub = built.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _paths.add_parsers(sub)
     _serve.add_parsers(sub)
+    _publish.add_parsers(sub)
     _data.add_parsers(sub)
     _site.add_parsers(sub)
 
     from atlas._witness.cli import add_parser as add_witness_parser  # noqa: PLC0415
 
     add_witness_parser(sub)
+    _completion.add_parsers(sub, built)
     return built
 
 

@@ -1,4 +1,4 @@
-"""The SPARQL sub-commands: ``sparql`` (one query), ``serve`` (an endpoint), ``publish`` (a store).
+"""The SPARQL sub-commands: ``sparql`` (one query), ``serve`` (an endpoint); ``publish`` is its own.
 
 Run as the program, ``atlas sparql`` loads the graph and then takes the network from its own
 process before the query runs (``atlas.publish._sandbox``); called from Python it leaves its host
@@ -27,7 +27,7 @@ _MAX_QUERY_BYTES = 4 << 20  # a query file: four bytes for each of the guard's 2
 
 
 def add_parsers(sub: Any) -> None:
-    """Add ``sparql``, ``serve`` and ``publish`` to the sub-commands ``sub``."""
+    """Add ``sparql`` and ``serve`` to the sub-commands ``sub``."""
     _sparql_options(
         add_command(sub, "sparql", _cmd_sparql, "run a read-only SPARQL query over the atlas")
     )
@@ -35,9 +35,6 @@ def add_parsers(sub: Any) -> None:
         sub, "serve", _cmd_serve, "serve a read-only SPARQL endpoint", json_flag=False
     )
     _serve_options(cmd)
-    _publish_options(
-        add_command(sub, "publish", _cmd_publish, "push the atlas into a SPARQL 1.1 store")
-    )
 
 
 # --- sparql --------------------------------------------------------------------------------
@@ -269,68 +266,4 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         sys.stderr.flush()
 
     serve.serve(settings, host=args.host, port=args.port, ready=ready)
-    return 0
-
-
-# --- publish -------------------------------------------------------------------------------
-
-
-def _publish_options(cmd: argparse.ArgumentParser) -> None:
-    cmd.add_argument("--store", required=True, metavar="URL", help="the store's base URL")
-    cmd.add_argument(
-        "--graph",
-        default="https://w3id.org/execution-atlas/",
-        metavar="IRI",
-        help="the named graph to replace (default: the dataset IRI)",
-    )
-    cmd.add_argument("--graph-store", metavar="URL", help="Graph Store endpoint (URL/store)")
-    cmd.add_argument("--query-endpoint", metavar="URL", help="query endpoint (URL/query)")
-    cmd.add_argument("--update-endpoint", metavar="URL", help="update endpoint (URL/update)")
-    cmd.add_argument(
-        "--timeout", type=seconds, default=60.0, help="seconds per request (default 60)"
-    )
-    cmd.add_argument(
-        "--stale-after",
-        type=float,
-        default=3600.0,
-        metavar="SECONDS",
-        help="remove temporary graphs that killed runs left for this graph once older than"
-        " this (default 3600; 0 removes all: only when no other publish can be running)",
-    )
-    cmd.add_argument(
-        "--no-witness",
-        action="store_true",
-        help="publish the atlas only, not the witness records (each a named graph of its own)",
-    )
-
-
-def _cmd_publish(args: argparse.Namespace) -> int:
-    from atlas.publish import graphstore as publish  # noqa: PLC0415
-
-    endpoints = publish.Endpoints.of(args.store)
-    endpoints = publish.Endpoints(
-        args.graph_store or endpoints.graph_store,
-        args.query_endpoint or endpoints.query,
-        args.update_endpoint or endpoints.update,
-    )
-    done = publish.publish(
-        args.store,
-        args.graph,
-        endpoints=endpoints,
-        timeout=args.timeout,
-        stale_after=args.stale_after,
-        witness=not args.no_witness,
-    )
-    if args.json:
-        print_json(
-            {
-                "graph": done.graph,
-                "triples": done.triples,
-                "seconds": done.seconds,
-                "removed": list(done.removed),
-                "witness": [{"graph": g, "triples": n} for g, n in done.witness],
-            }
-        )
-    else:
-        print(done)
     return 0

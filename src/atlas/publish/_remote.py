@@ -3,14 +3,17 @@
 :func:`call` sends one request and turns every failure into a :class:`PublishError` that says
 what went wrong: :class:`NoAnswerError` when the store may or may not have carried the request
 out (a timeout, a connection lost), :class:`UnreachableError` (one of them) when no connection
-could be made (``atlas publish`` exits with status 3: it could not run), :class:`RefusedError`
-when it answered with an error status.
+could be made (``atlas publish`` exits with status 3: it could not run), :class:`TLSError` (one
+of those) when its certificate could not be verified or TLS failed, :class:`RefusedError` when it
+answered with an error status, :class:`AuthError` (one of those) when that status is 401, or 403
+to credentials: missing or refused (the message never holds them, nor the answer's body).
 :class:`Remote` runs queries on a store's SPARQL query endpoint; :class:`Endpoints` names the
 three endpoints of a store (by default, those of an Oxigraph server).
 """
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -22,14 +25,17 @@ from atlas.query._lexer import query_form, substitute
 from atlas.query._results import Result, Solutions, Term, Triples
 
 __all__ = [
+    "AuthError",
     "Endpoints",
     "NoAnswerError",
     "PublishError",
     "RefusedError",
     "Remote",
+    "TLSError",
     "UnreachableError",
     "call",
     "read_result",
+    "restated",
 ]
 
 
@@ -45,12 +51,20 @@ class UnreachableError(NoAnswerError, CouldNotRunError):
     """A store that no connection could be made to: down, or not at that address."""
 
 
+class TLSError(UnreachableError):
+    """A store whose TLS certificate could not be verified, or with which TLS failed."""
+
+
 class RefusedError(PublishError):
     """A request that the store answered with an error status."""
 
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
+
+
+class AuthError(RefusedError):
+    """A request refused for its credentials (HTTP 401, or 403 to some): missing or wrong."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +135,13 @@ class Remote:
             ) from None
 
 
+def restated(error: PublishError, message: str) -> PublishError:
+    """An error of the same kind as ``error`` (and its HTTP status) that says ``message``."""
+    if isinstance(error, RefusedError):
+        return type(error)(message, error.status)
+    return type(error)(message)
+
+
 def read_result(content: bytes, *, graph_result: bool) -> Result:
     """The result of a query, read from N-Triples or SPARQL results JSON."""
     if graph_result:
@@ -143,6 +164,9 @@ def call(
         else:
             response = client.request(method, url, **options)  # type: ignore[arg-type]
     except httpx.ConnectError as error:
+        tls = _tls_failure(error)
+        if tls is not None:
+            raise TLSError(_tls_message(url, tls)) from None
         raise UnreachableError(
             f"cannot reach the store at {url} ({error}): is it running?"
         ) from None
@@ -152,6 +176,11 @@ def call(
         raise NoAnswerError(
             f"the {what} to {url} failed: {error or type(error).__name__}"
         ) from None
+    given = client is not None and client.auth is not None
+    status = response.status_code
+    if status == httpx.codes.UNAUTHORIZED or (given and status == httpx.codes.FORBIDDEN):
+        said = "refused the credentials given" if given else "asks for credentials, none given"
+        raise AuthError(f"the store at {url} {said} (HTTP {status}) for the {what}", status)
     if response.status_code >= 300:  # noqa: PLR2004 - any status that is not a success
         detail = response.text.strip().replace("\n", " ")[:300]
         raise RefusedError(
@@ -160,3 +189,25 @@ def call(
             response.status_code,
         )
     return response
+
+
+def _tls_failure(error: BaseException) -> ssl.SSLError | None:
+    """The TLS error behind a failed connection, if one is."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, ssl.SSLError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _tls_message(url: str, error: ssl.SSLError) -> str:
+    if isinstance(error, ssl.SSLCertVerificationError):
+        reason = error.verify_message or error.reason or "not trusted"
+        return (
+            f"the TLS certificate of the store at {url} could not be verified ({reason}): if the"
+            " store's certificate comes from a private CA, trust it with --ca-bundle PATH"
+            " (ca_bundle= in Python)"
+        )
+    reason = error.reason or type(error).__name__
+    return f"TLS with the store at {url} failed ({reason}): does it speak HTTPS at that address?"

@@ -27,9 +27,9 @@ holds them), one after the other and each the same way, once the atlas is in pla
 The default endpoints are those of an Oxigraph server (``URL/store``, ``URL/query``,
 ``URL/update``); other stores name theirs with :class:`Endpoints`.
 
-The store's side, one request and queries on it, is :mod:`atlas.publish._remote`; the names of
-the temporary graphs and SIGTERM, :mod:`atlas.publish._temporary`; here is the run: upload,
-count, move, count, and the clean-up of temporary graphs.
+The store's side, one request and queries on it, is :mod:`atlas.publish._remote`; credentials
+and TLS, :mod:`atlas.publish._credentials`; the temporary graphs' names and SIGTERM,
+:mod:`atlas.publish._temporary`; here is the run: upload, count, move, count, and clean-up.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import math
+import os
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -44,14 +45,23 @@ from importlib import resources
 import httpx
 import pyoxigraph
 
+from atlas.publish._credentials import (
+    Credentials,
+    CredentialsError,
+    InsecureWarning,
+    client_for,
+    refuse_userinfo,
+)
 from atlas.publish._remote import (
+    AuthError,
     Endpoints,
     NoAnswerError,
     PublishError,
     RefusedError,
     Remote,
-    UnreachableError,
+    TLSError,
     call,
+    restated,
 )
 from atlas.publish._temporary import created as _created
 from atlas.publish._temporary import prefix as _prefix
@@ -64,10 +74,15 @@ from atlas.query._results import BASE_IRI, Solutions
 __all__ = [
     "DEFAULT_GRAPH",
     "STALE_AFTER",
+    "AuthError",
+    "Credentials",
+    "CredentialsError",
     "Endpoints",
+    "InsecureWarning",
     "PublishError",
     "Published",
     "Remote",
+    "TLSError",
     "publish",
 ]
 
@@ -144,6 +159,9 @@ def publish(
     client: httpx.Client | None = None,
     stale_after: float = STALE_AFTER,
     witness: bool = True,
+    credentials: Credentials | None = None,
+    ca_bundle: str | os.PathLike[str] | None = None,
+    insecure: bool = False,
 ) -> Published:
     """Replace ``graph`` in the store at ``url`` by the shipped atlas, then count its triples.
 
@@ -152,22 +170,34 @@ def publish(
     can be running (0 removes them all). Then, unless ``witness`` is false, each witness record
     replaces its own named graph in the same way.
 
+    ``credentials`` (:class:`Credentials`) go with every request; TLS is verified against the
+    default authorities, or only those of the PEM file ``ca_bundle``, or (``insecure``, with an
+    :class:`InsecureWarning`) not at all. With ``client``, configure that client instead.
+
     Raises:
-        PublishError: the store is down, refused a request, answered something unreadable or
-            kept a different number of triples; the message says what the store was seen to
-            hold (the previous graph intact, the new one in place, or its state unverified).
+        PublishError: the store is down, refused a request (:class:`AuthError` for 401 or 403),
+            could not be verified (:class:`TLSError`), answered something unreadable or kept a
+            different number of triples; the message says what the store was seen to hold.
+        CredentialsError: a URL holds a user name or password; ``client`` with other options.
+        CouldNotRunError: the CA bundle cannot be read.
     """
     started = time.perf_counter()
     target = _iri(graph, "graph").value
     if not (math.isfinite(stale_after) and stale_after >= 0):
         raise PublishError(f"stale_after is a number of seconds >= 0, not {stale_after!r}")
     points = endpoints or Endpoints.of(url)
-    data, expected = _payload()
-    named = _witness_payloads() if witness else {}
-    if target in named:
-        raise PublishError(f"<{target}> is the name of a witness graph: publish to another graph")
-    http = client or httpx.Client(timeout=timeout)
+    urls = (url, points.graph_store, points.query, points.update)
+    refuse_userinfo(urls)
+    http = client_for(
+        urls, timeout, client, credentials=credentials, ca_bundle=ca_bundle, insecure=insecure
+    )
     try:
+        data, expected = _payload()
+        named = _witness_payloads() if witness else {}
+        if target in named:
+            raise PublishError(
+                f"<{target}> is the name of a witness graph: publish to another graph"
+            )
         with _sigterm_raises():
             removed = _Run(http, points, target, timeout).publish(data, expected, stale_after)
             for name, (payload, count) in named.items():
@@ -203,9 +233,8 @@ class _Run:
                 removed = self.sweep(stale_after)
                 self.temporary = _iri(_temporary(self.target), "temporary graph").value
                 self.upload(data, expected)
-            except PublishError as error:
-                kind = UnreachableError if isinstance(error, UnreachableError) else PublishError
-                raise kind(f"{error}; {self.withdraw()}") from None
+            except PublishError as error:  # of its kind: refused, unreachable, no answer...
+                raise restated(error, f"{error}; {self.withdraw()}") from None
             self.move(expected)
         except PublishError:
             raise  # each path above has cleaned up and said what it saw
@@ -238,16 +267,20 @@ class _Run:
         stops here.
         """
         uploaded = time.monotonic()
-        call(
-            self.client,
-            "PUT",
-            self.endpoints.graph_store,
-            "upload",
-            timeout=self.timeout,
-            params={"graph": self.temporary},
-            content=data,
-            headers={"Content-Type": "application/n-triples"},
-        )
+        try:
+            call(
+                self.client,
+                "PUT",
+                self.endpoints.graph_store,
+                "upload",
+                timeout=self.timeout,
+                params={"graph": self.temporary},
+                content=data,
+                headers={"Content-Type": "application/n-triples"},
+            )
+        except AuthError:
+            self.temporary = ""  # refused before anything was made: nothing to remove
+            raise
         held = self.count(self.temporary)
         if held != expected:
             raise PublishError(f"partial upload: the store kept {held} of {expected} triples")
