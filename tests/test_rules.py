@@ -222,3 +222,140 @@ def test_an_export_read_above_the_query_layer_is_refused_for_a_cycle(tmp_path) -
     assert export.read(path) == cyclic
     with pytest.raises(DatasetError, match="form a cycle"):
         build.read(path)
+
+
+# --- retired ids (issue 23): a retired stage, step or citation leads to a live record ---------
+
+from atlas.checks._replacements import retired_replacements  # noqa: E402 - appended section
+
+
+def _retired_without_replacement(stages: list[dict[str, Any]]) -> None:
+    stages[-1]["deprecated"] = True  # toy-gpu, retired with no dcterms:isReplacedBy
+
+
+# The rule runs last (after the walks of the paths), so its case comes last, as RULES has it.
+CASES["retired_replacements"] = (
+    retired_replacements,
+    "stages",
+    _retired_without_replacement,
+    "no-replacement",
+    "is deprecated but names no replacement (dcterms:isReplacedBy)",
+)
+
+
+def test_a_document_that_breaks_the_retired_ids_rule_is_reported_by_it_alone() -> None:
+    # CASES was parametrised before this case was appended: run the general tests on it here.
+    test_a_document_that_breaks_one_rule_is_reported_by_it("retired_replacements")
+    test_the_consistency_check_reports_what_the_rule_reports("retired_replacements")
+    bad = _changed("stages", _retired_without_replacement)
+    assert consistency.consistency_problems(bad) == retired_replacements(bad)
+    (problem,) = retired_replacements(bad)
+    assert problem.subject == rules.iri("stage", "toy-gpu")
+
+
+def _retire(records: list[dict[str, Any]], rid: str, replaced_by: str | None) -> None:
+    record = next(r for r in records if r["id"] == rid)
+    record["deprecated"] = True
+    if replaced_by is not None:
+        record["replacedBy"] = replaced_by
+
+
+def test_retired_ids_with_live_replacements_break_no_rule() -> None:
+    def chain(stages: list[dict[str, Any]]) -> None:
+        _retire(stages, "toy-gpu", "toy-compiler")  # toy-gpu -> toy-compiler -> toy-cpu
+        _retire(stages, "toy-compiler", "toy-cpu")
+
+    def retired_citation(citations: list[dict[str, Any]]) -> None:
+        _retire(citations, "guide-interpreter", None)  # a retired citation may name none
+        _retire(citations, "spec-targets", "spec-targets-gpu")
+
+    good = changed_export(
+        GOOD, stages=_records("stages", chain), citations=_records("citations", retired_citation)
+    )
+    assert retired_replacements(good) == []
+
+
+def _stage_cycle(stages: list[dict[str, Any]]) -> None:
+    _retire(stages, "toy-gpu", "toy-cpu")
+    _retire(stages, "toy-cpu", "toy-gpu")
+
+
+def _step_cycle_and_unknown(steps: list[dict[str, Any]]) -> None:
+    _retire(steps, "toy-compiler-targets-cpu", "toy-compiler-targets-cpu")
+    _retire(steps, "toy-compiler-targets-gpu", "toy-gone")  # the reference rule's to report
+
+
+def _replaced_but_live(stages: list[dict[str, Any]]) -> None:
+    next(s for s in stages if s["id"] == "toy-gpu")["replacedBy"] = "toy-cpu"
+
+
+def _citation_dead_ends(citations: list[dict[str, Any]]) -> None:
+    _retire(citations, "spec-targets", "nowhere")
+    _retire(citations, "guide-interpreter", "guide-one-at-a-time")
+    _retire(citations, "guide-one-at-a-time", None)
+
+
+#: Each way a retired id leads nowhere live: (subject, code, message) of each problem, in order.
+RETIRED_CASES: dict[str, tuple[str, Callable[[list[dict[str, Any]]], None], list[Any]]] = {
+    "stage-cycle-once": (
+        "stages",
+        _stage_cycle,
+        [
+            (
+                "stage/toy-cpu",
+                "replacement-cycle",
+                ("the replacements of stage 'toy-cpu' form a cycle: toy-cpu -> toy-gpu -> toy-cpu"),
+            )
+        ],
+    ),
+    "step-cycle-only": (
+        "steps",
+        _step_cycle_and_unknown,
+        [
+            (
+                "step/toy-compiler-targets-cpu",
+                "replacement-cycle",
+                (
+                    "the replacements of step 'toy-compiler-targets-cpu' form a cycle: "
+                    "toy-compiler-targets-cpu -> toy-compiler-targets-cpu"
+                ),
+            )
+        ],
+    ),
+    "replaced-but-live": (
+        "stages",
+        _replaced_but_live,
+        [
+            (
+                "stage/toy-gpu",
+                "replaced-but-live",
+                "is replaced by stage 'toy-cpu' but is not deprecated",
+            )
+        ],
+    ),
+    "citation-dead-ends": (
+        "citations",
+        _citation_dead_ends,
+        [
+            (
+                "citation/guide-interpreter",
+                "no-replacement",
+                (
+                    "is replaced by citation 'guide-one-at-a-time', which is deprecated too "
+                    "and names no replacement"
+                ),
+            ),
+            ("citation/spec-targets", "dangling", "is replaced by an unknown citation 'nowhere'"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(RETIRED_CASES))
+def test_each_way_a_retired_id_leads_nowhere_live_is_reported_once(name: str) -> None:
+    collection, change, expected = RETIRED_CASES[name]
+    found = retired_replacements(_changed(collection, change))
+    assert [(p.subject, p.code, p.message) for p in found] == [
+        (rules.iri(*subject.split("/")), code, message) for subject, code, message in expected
+    ]
+    assert all(p.severity == "violation" and p.hint for p in found)

@@ -350,7 +350,7 @@ def test_every_named_query_with_every_parameter_substituted_still_parses() -> No
     import pyoxigraph  # noqa: PLC0415
 
     empty = pyoxigraph.Store()
-    for name, named in store.named_queries().items():
+    for named in store.named_queries().values():
         terms = {
             p.name: '"x"' if p.base == "literal" else "<https://example.org/x>"
             for p in named.parameters

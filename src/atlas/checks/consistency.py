@@ -3,9 +3,12 @@
 Each rule is a function of an :class:`~atlas.models.AtlasDocument` that returns the
 :class:`~atlas.errors.Problem` list it finds. ``RULES`` holds them in the order they run; the
 record rules come from :mod:`atlas.data._consistency` (reading an export checks those too), and
-the last two, :func:`path_cycles` and :func:`~atlas.checks._journeys.journey_order` (an export's
+the next two, :func:`path_cycles` and :func:`~atlas.checks._journeys.journey_order` (an export's
 journeys are those its steps make), walk the paths of the query layer, so they run only when the
-rules before them found no violation. :func:`consistency_problems` runs the list.
+rules before them found no violation. The last,
+:func:`~atlas.checks._replacements.retired_replacements` (a retired id leads to a live record),
+follows replacements as the query layer's lookups do; reading an export does not run it, so that
+a broken chain fails the lookup of that id only. :func:`consistency_problems` runs the list.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from atlas.checks._journeys import journey_order
+from atlas.checks._replacements import retired_replacements
 from atlas.data._consistency import RECORD_RULES, Rule, iri
 from atlas.errors import CycleError, Problem
 
@@ -59,8 +63,8 @@ def path_cycles(document: AtlasDocument) -> list[Problem]:
 
 
 #: Every consistency rule, in the order it runs (and its problems are reported): the record rules
-#: of the data layer, then those that need the path index.
-RULES: tuple[Rule, ...] = (*RECORD_RULES, path_cycles, journey_order)
+#: of the data layer, then those that need the query layer (its paths, its retired ids).
+RULES: tuple[Rule, ...] = (*RECORD_RULES, path_cycles, journey_order, retired_replacements)
 
 #: The rules that run only when those before them found no violation (a walk needs sound data).
 ONLY_WHEN_CONSISTENT: frozenset[Rule] = frozenset({path_cycles, journey_order})

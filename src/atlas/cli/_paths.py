@@ -19,7 +19,12 @@ from atlas.cli._output import dump, print_json
 TYPE_CHECKING = False  # spares importing typing: ``atlas path`` must start fast
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    from atlas.query._retired import RetiredIdWarning
+
+    _T = TypeVar("_T")
 
 __all__ = ["add_parsers"]
 
@@ -76,10 +81,16 @@ def add_parsers(sub: Any) -> None:
 
     cmd = add_command(sub, "stage", _cmd_stage, "describe one stage, with its sources")
     cmd.add_argument(
-        "id", help="the stage's id, label or alias, case-insensitively: torchdynamo, Dynamo"
+        "id",
+        help="the stage's id, label or alias, case-insensitively: torchdynamo, Dynamo (a retired "
+        "id shows the stage that replaces it, with a notice on stderr)",
     )
     cmd = add_command(sub, "step", _cmd_step, "describe one step, with its sources")
-    cmd.add_argument("id", help="the step's id, e.g. pytorch-cpython-intercepted-by-dynamo")
+    cmd.add_argument(
+        "id",
+        help="the step's id, e.g. pytorch-cpython-intercepted-by-dynamo (a retired id shows the "
+        "step that replaces it, with a notice on stderr)",
+    )
 
 
 def _cmd_path(args: argparse.Namespace) -> int:
@@ -181,7 +192,7 @@ def _cmd_stage(args: argparse.Namespace) -> int:
     from atlas.query import paths as query  # noqa: PLC0415
 
     index = query.index()
-    stage = query.stage(args.id)
+    stage = _resolved(query.stage, args.id)
     if args.json:
         print_json(dump(stage))
         return 0
@@ -191,6 +202,8 @@ def _cmd_stage(args: argparse.Namespace) -> int:
         print(f"technology: {index.technologies[stage.technology].label}")
     print(f"atlases: {', '.join(stage.atlases)}")
     print(f"runs in the Python interpreter: {'yes' if stage.executes_in_python else 'no'}")
+    if stage.deprecated:  # retired with no live replacement: shown as it was
+        print("retired; no live replacement")
     print()
     print(stage.description)
     for item in index.evidence(stage.citations):
@@ -203,7 +216,7 @@ def _cmd_step(args: argparse.Namespace) -> int:
     from atlas.query import paths as query  # noqa: PLC0415
 
     index = query.index()
-    step = query.step(args.id)
+    step = _resolved(query.step, args.id)
     if args.json:
         print_json(dump(step))
         return 0
@@ -228,3 +241,34 @@ def _cmd_step(args: argparse.Namespace) -> int:
         print()
         print(f"Source: {item}")
     return 0
+
+
+def _resolved(find: Callable[[str], _T], name: str) -> _T:
+    """``find(name)``; a retired id's ``DeprecationWarning`` becomes a one-line notice on stderr.
+
+    Any other warning is issued again, as it would have been without this.
+    """
+    import warnings  # noqa: PLC0415
+
+    from atlas.query._retired import RetiredIdWarning  # noqa: PLC0415
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RetiredIdWarning)
+        found = find(name)
+    for seen in caught:
+        if isinstance(seen.message, RetiredIdWarning):
+            print(_notice(seen.message), file=sys.stderr)
+        else:
+            warnings.warn_explicit(seen.message, seen.category, seen.filename, seen.lineno)
+    return found
+
+
+def _notice(warning: RetiredIdWarning) -> str:
+    """The notice for a retired id: which record is shown instead of it."""
+    old, new, kind = warning.old, warning.new, warning.kind
+    route = f" ({' -> '.join(warning.chain)})" if len(warning.chain) > 2 else ""  # noqa: PLR2004
+    if warning.replaced:
+        return f"notice: {kind} {old!r} is deprecated; showing its replacement {new!r}{route}"
+    if old == new:
+        return f"notice: {kind} {old!r} is deprecated and names no replacement; showing it"
+    return f"notice: {warning}; showing {new!r}"

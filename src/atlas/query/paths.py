@@ -33,7 +33,7 @@ from atlas.models import (
     Technology,
 )
 from atlas.models._names import fold, optional_text, text
-from atlas.query import _pathtable, _selection
+from atlas.query import _pathtable, _retired, _selection
 from atlas.query._atlasindex import value_keys
 from atlas.query._index import Index
 
@@ -255,39 +255,60 @@ def steps(atlas: str | None = None) -> tuple[Step, ...]:
 def stage(stage_id: str) -> Stage:
     """The stage with this id, label or alias (case-insensitive), e.g. ``stage("Dynamo")``.
 
+    A retired id (``owl:deprecated``) gives the live stage that replaces it, following the
+    replacements (a -> b -> c), with a ``DeprecationWarning`` (a ``RetiredIdWarning``) that
+    names both ids; a name that a live stage has is never taken as a retired one's.
+
     >>> stage("Dynamo").id
     'torchdynamo'
 
     Raises:
         UnknownIdError: a ``LookupError`` naming the closest ids (``AmbiguousIdError``: a label
             or alias of more than one stage, whose ids it lists).
+        DatasetError: a retired stage whose replacements form a cycle or name no stage.
         ArgumentTypeError, ArgumentValueError: ``stage_id`` is not a ``str``, or not valid text.
     """
     name = text(stage_id, "stage_id", "a str (a stage id, e.g. 'cpu')")
-    found = index().stages.get(name)
-    return found if found is not None else index().stages[_find("stage", name, _stage_names())]
+    every = index().stages
+    found = every.get(name)
+    if found is None:
+        found = every[_find("stage", name, _stage_names())]
+    return _retired.live("stage", found, every)
 
 
 def step(step_id: str) -> Step:
     """The step with this id (case-insensitive).
 
+    A retired id gives the live step that replaces it, with a ``DeprecationWarning``, as
+    :func:`stage` does.
+
     Raises:
         UnknownIdError: a ``LookupError`` naming the closest ids.
+        DatasetError: a retired step whose replacements form a cycle or name no step.
         ArgumentTypeError, ArgumentValueError: ``step_id`` is not a ``str``, or not valid text.
     """
     name = text(step_id, "step_id", "a str (a step id)")
-    found = index().steps.get(name)
-    return found if found is not None else index().steps[_find("step", name, _step_names())]
+    every = index().steps
+    found = every.get(name)
+    if found is None:
+        found = every[_find("step", name, _step_names())]
+    return _retired.live("step", found, every)
 
 
 @functools.cache
 def _stage_names() -> dict[str, tuple[str, ...]]:
-    """Every folded id, label and alias of a stage -> the ids of the stages it names."""
-    names: dict[str, dict[str, None]] = {}
+    """Every folded id, label and alias of a stage -> the ids of the stages it names.
+
+    A retired stage's names count only where no live stage has them, so that a stage retired
+    in favour of one with the same label leaves that label to its replacement.
+    """
+    live: dict[str, dict[str, None]] = {}
+    retired: dict[str, dict[str, None]] = {}
     for found in index().stages.values():
+        names = retired if found.deprecated else live
         for name in (found.id, found.label, *found.alt_labels):
             names.setdefault(fold(name), {})[found.id] = None
-    return {key: tuple(ids) for key, ids in names.items()}
+    return {key: tuple(ids) for key, ids in {**retired, **live}.items()}
 
 
 @functools.cache
