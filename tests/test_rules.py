@@ -71,6 +71,15 @@ def _citation_of_an_unlisted_source(citations: list[dict[str, Any]]) -> None:
     citations[0]["source"] = "https://example.org/elsewhere"
 
 
+def _no_path_of_an_unknown_value(no_paths: list[dict[str, Any]]) -> None:
+    note = "No source covers it."
+    when = ["toy-mode/interpreted", "toy-device/tpu"]
+    no_paths.append(
+        {"type": "NoPath", "id": "toy-tpu", "atlas": "toy", "when": when, "reason": "not-covered"}
+        | {"note": note}
+    )
+
+
 def _cycle(steps: list[dict[str, Any]]) -> None:
     back = copy.deepcopy(steps[1])  # interpreter -> cpu, when interpreted
     steps.append({**back, "id": "toy-cpu-back", "from": "toy-cpu", "to": "toy-interpreter"})
@@ -138,6 +147,13 @@ CASES: dict[str, tuple[rules.Rule, str, Callable[[list[dict[str, Any]]], None], 
         _citation_of_an_unlisted_source,
         "dangling",
         "cites an unlisted source <https://example.org/elsewhere>",
+    ),
+    "no_path_records": (
+        rules.no_path_records,
+        "noPaths",
+        _no_path_of_an_unknown_value,
+        "dangling",
+        "value 'toy-device/tpu' is not a known dimension value",
     ),
     "path_cycles": (
         consistency.path_cycles,

@@ -24,6 +24,7 @@ __all__ = [
     "DatasetError",
     "MissingValueError",
     "NetworkRefusedError",
+    "NoPathError",
     "Problem",
     "SelectionError",
     "UnknownIdError",
@@ -181,6 +182,32 @@ class BranchNotApplicableError(UnknownValueError):
         ValueError.__init__(
             self, f"{branch} apply under {where} only, not under {' '.join(chosen)}"
         )
+
+
+class NoPathError(UnknownValueError):
+    """A selection that the dataset says has no path: it does not exist, or is not covered yet.
+
+    ``reason`` is ``"does-not-exist"`` or ``"not-covered"``; the message says why, and where the
+    path that really runs is (``see``: the words of ``atlas path`` for it, or ``""``).
+
+    >>> str(NoPathError("reduce-overhead on a CPU", "not-covered", ["reduce-overhead", "CPU"]))
+    "reduce-overhead on a CPU is not covered by the atlas's sources yet (flagged, not drawn)"
+    """
+
+    def __init__(
+        self, selection: str, reason: str, values: list[str], why: str = "", see: str = ""
+    ) -> None:
+        self.value = " ".join(values)
+        self.choices = ()
+        self.reason = reason
+        self.see = see
+        if reason == "not-covered":
+            message = f"{selection} is not covered by the atlas's sources yet (flagged, not drawn)"
+        else:
+            message = f"{selection} has no path: {why or 'the combination does not exist'}"
+        if see:
+            message += f"; see 'atlas path {see}'"
+        ValueError.__init__(self, message)
 
 
 class MissingValueError(UnknownValueError):

@@ -35,7 +35,7 @@ _HINT = (
 class Owner:
     """A resource whose text is made of claims: its kind, id, and the atlases it belongs to."""
 
-    kind: str  # atlas, stage, step, technology, relation, concept
+    kind: str  # atlas, stage, step, technology, relation, concept, nopath
     id: str
     atlases: tuple[str, ...]
     claims: tuple[Claim, ...]
@@ -67,6 +67,8 @@ def claimed(document: AtlasDocument) -> Iterator[Owner]:
         yield Owner("technology", tech.id, technologies, tech.claims)
     for relation in document.relations:
         yield Owner("relation", relation.id, (relation.atlas,), relation.claims)
+    for no_path in document.no_paths:
+        yield Owner("nopath", no_path.id, (no_path.atlas,), no_path.claims)
 
 
 def _claim_iri(claim: Claim) -> str:

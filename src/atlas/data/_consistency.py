@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from atlas.data._nopathrules import no_path_records
 from atlas.errors import Problem
 from atlas.models._iri import BASE_IRI
 
@@ -31,6 +32,7 @@ __all__ = [
     "atlas_entries_and_dimensions",
     "citation_sources",
     "iri",
+    "no_path_records",
     "record_problems",
     "relation_references",
     "shared_source_urls",
@@ -56,7 +58,10 @@ COLLECTION_KINDS = {
     "technologies": "technology",
     "schemes": "scheme",
     "relations": "relation",
+    "noPaths": "nopath",
 }
+#: The attribute of a document that holds a collection, where it is not the collection's key.
+_ATTRIBUTES = {"noPaths": "no_paths"}
 
 
 def iri(kind: str, local: str) -> str:
@@ -76,7 +81,8 @@ def unique_ids(document: AtlasDocument) -> list[Problem]:
     """Every id names one record of its collection."""
     problems = []
     for key, kind in COLLECTION_KINDS.items():
-        counted = Counter(item.id for item in getattr(document, key))
+        records = getattr(document, _ATTRIBUTES.get(key, key))
+        counted = Counter(item.id for item in records)
         for dup, n in sorted(counted.items()):
             if n > 1:
                 urls = sorted(s.url for s in document.sources if s.id == dup and key == "sources")
@@ -336,6 +342,7 @@ RECORD_RULES: tuple[Rule, ...] = (
     step_references_and_conditions,
     relation_references,
     citation_sources,
+    no_path_records,
 )
 
 

@@ -123,7 +123,8 @@ def _orphan_claims(graph: Graph, reader: Reader) -> None:
         ):
             reader.problem(
                 subject,
-                "is a claim about no atlas, stage, step, technology, relation or concept",
+                "is a claim about no atlas, stage, step, technology, relation, concept or "
+                "no-path record",
                 hint="ea:about must name one such resource, declared with its type",
                 code="orphan-claim",
             )
@@ -181,7 +182,7 @@ def _document(
             collections[key].sort(key=order_key)
     counts = {key: len(collections[key]) for key in COLLECTIONS if key != "schemes"}
     claimed = [*collections["atlases"], *collections["stages"], *collections["steps"]]
-    claimed += [*collections["technologies"], *collections["relations"]]
+    claimed += [*collections["technologies"], *collections["relations"], *collections["noPaths"]]
     claimed += [value for scheme in collections["schemes"] for value in scheme.get("values", [])]
     counts["claims"] = sum(len(item.get("claims", ())) for item in claimed)
     version = dataset.get("version", "0.0.0")

@@ -4,8 +4,9 @@ The models are the schema of the export. No I/O here, and nothing imported from 
 
 The models live in ``_base.py`` (the model config, the claim and the claimed bases),
 ``_evidence.py`` (sources, citations, evidence), ``_records.py`` (the atlas's records and the
-export document), ``_journey.py`` (a selection's steps in journey order), ``_catalog.py`` (the
-dataset's distributions and contact point), ``_path.py`` (an execution path, a query result) and
+export document), ``_journey.py`` (a selection's steps in journey order), ``_nopath.py`` (a
+selection with no path), ``_catalog.py`` (the dataset's distributions and contact point),
+``_path.py`` (an execution path, a query result) and
 ``_witness.py`` (a witness record); the IRIs in ``_iri.py``, the RDF vocabulary in
 ``_vocab.py``, the rules for values users give in ``_names.py``. This face hands the models on
 lazily (``_HOMES`` says which module holds each name): ``import atlas.models._iri`` (on the fast
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from atlas.models._catalog import ContactPoint, Distribution
     from atlas.models._evidence import Citation, Evidence, QuoteSelector, Source
     from atlas.models._journey import Journey
+    from atlas.models._nopath import NoPath
     from atlas.models._path import ExecutionPath, JourneyStep
     from atlas.models._records import (
         LICENSE_URL,
@@ -59,6 +61,7 @@ __all__ = [
     "ExecutionPath",
     "Journey",
     "JourneyStep",
+    "NoPath",
     "QuoteSelector",
     "Relation",
     "Source",
@@ -85,6 +88,7 @@ _HOMES = {
     "ExecutionPath": "atlas.models._path",
     "Journey": "atlas.models._journey",
     "JourneyStep": "atlas.models._path",
+    "NoPath": "atlas.models._nopath",
     "QuoteSelector": "atlas.models._evidence",
     "Relation": "atlas.models._records",
     "Source": "atlas.models._evidence",

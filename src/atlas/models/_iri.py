@@ -39,4 +39,5 @@ ID_KINDS = (
     "relation",
     "source",
     "witness",
+    "nopath",
 )

@@ -30,6 +30,7 @@ from atlas.models._catalog import ContactPoint, Distribution  # noqa: TC001 - py
 from atlas.models._evidence import Citation, Source  # noqa: TC001 - pydantic needs them
 from atlas.models._iri import BASE_IRI
 from atlas.models._journey import Journey  # noqa: TC001 - pydantic needs it at run time
+from atlas.models._nopath import NoPath  # noqa: TC001 - pydantic needs it at run time
 from atlas.models._witness import WitnessRecord  # noqa: TC001 - pydantic needs it at run time
 
 __all__ = [
@@ -47,7 +48,7 @@ __all__ = [
     "Technology",
 ]
 
-SCHEMA_VERSION = "2.2.0"
+SCHEMA_VERSION = "2.3.0"
 SCHEMA_URL = f"{BASE_IRI}schema/atlas-{SCHEMA_VERSION.split('.', 1)[0]}.schema.json"
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 
@@ -251,6 +252,7 @@ class Counts(_Model):
     technologies: int = Field(description="Technologies.")
     relations: int = Field(description="Relations between technologies.")
     witnesses: int = Field(0, description="Witness records.")
+    no_paths: int = Field(0, description="Selections with no path.")
 
 
 class AtlasDocument(_Model):
@@ -333,6 +335,13 @@ class AtlasDocument(_Model):
     sources: tuple[Source, ...] = Field(description="Every cited or listed source.")
     technologies: tuple[Technology, ...] = Field(description="Every technology.")
     relations: tuple[Relation, ...] = Field(description="Every relation between technologies.")
+    no_paths: tuple[NoPath, ...] = Field(
+        (),
+        description=(
+            "Selections that have no path, each with why (absent from exports before format "
+            "2.3.0): 'atlas path' answers them with an error, and no page draws them."
+        ),
+    )
     witnesses: tuple[WitnessRecord, ...] = Field(
         (),
         description=(

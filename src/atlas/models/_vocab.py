@@ -265,6 +265,19 @@ CLASSES: dict[str, ClassMap] = {
                 Term("claims", "ea:about", "reverse", None, "Claim"),
             ),
         ),
+        ClassMap(
+            "NoPath",
+            "ea:NoPath",
+            "nopath/",
+            (
+                _t("atlas", "dcterms:isPartOf", "ref", "atlas/"),
+                _t("when", "ea:when", "refs", "scheme/"),
+                _t("reason", "ea:noPathReason"),
+                _t("seePath", "ea:seePath", "ref", "scheme/"),
+                Term("claims", "ea:about", "reverse", None, "Claim"),
+                _t("note", "skos:editorialNote"),
+            ),
+        ),
     )
 }
 
@@ -278,6 +291,7 @@ COLLECTIONS: dict[str, str] = {
     "sources": "Source",
     "technologies": "Technology",
     "relations": "Relation",
+    "noPaths": "NoPath",
 }
 
 

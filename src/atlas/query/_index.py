@@ -30,8 +30,8 @@ from atlas.models import (
     Step,
 )
 from atlas.models._names import fold
-from atlas.query import _atlasindex
-from atlas.query._atlasindex import AtlasIndex, Dimension, Value, topological
+from atlas.query import _atlasindex, _nopaths
+from atlas.query._atlasindex import AtlasIndex, Dimension, Value, step_order, topological
 from atlas.query._construct import PATH_FIELDS, STEP_FIELDS, construct
 
 __all__ = ["DEFAULT_ATLAS", "Index"]
@@ -59,6 +59,8 @@ class Index:
         # stage id -> its tie-breaking rank in journey orders
         self._rank = {sid: (s.order is None, s.order or 0, sid) for sid, s in self.stages.items()}
         self._atlas_index: dict[str, AtlasIndex] = {}  # each with its memo of paths
+        # per atlas: the selections that have no path (their values' ids) -> their record
+        self._no_paths = _nopaths.by_atlas(document.no_paths)
         # path() calls by their raw arguments, so that a repeated call skips resolving values
         self._calls: dict[tuple[object, ...], ExecutionPath] = {}
 
@@ -232,10 +234,21 @@ class Index:
             key = (*chosen, *picked)
         cached = aindex.paths.get(key)
         if cached is None:
+            self._refuse_no_path(aindex, chosen)  # type: ignore[arg-type]
             cached = self._compute(aindex, chosen, picked)  # type: ignore[arg-type]
             self._check_branches(aindex, chosen, picked)  # type: ignore[arg-type]
             aindex.paths[key] = cached
         return cached
+
+    def _refuse_no_path(self, aindex: AtlasIndex, chosen: tuple[Value, ...]) -> None:
+        """A selection that a no-path record names has no path: say why (it wins over steps)."""
+        no_paths = self._no_paths.get(aindex.atlas.id)
+        if no_paths:
+            concepts = tuple(map(_CONCEPT, chosen))
+            record = no_paths.get(frozenset(c.id for c in concepts))
+            if record is not None:
+                atlas = None if aindex.atlas.id == DEFAULT_ATLAS else aindex.atlas.id
+                raise _nopaths.error(record, concepts, self.concept, atlas)
 
     def branch(self, atlas: str, name: str) -> Concept:
         """The branch of ``atlas`` with this label, alias, name or id (graph breaks)."""
@@ -359,14 +372,17 @@ class Index:
         picked = [i for i in matching if live[i].from_stage in reached]
         order = topological(aindex.atlas, [live[i] for i in picked], aindex.rank)
         position = {sid: i for i, sid in enumerate(order)}
-        picked.sort(key=lambda i: position[live[i].from_stage])  # stable: curated order first
-        return picked, order
+        ordered = step_order([live[i] for i in picked], position)
+        return [picked[k] for k in ordered], order
 
     # Kahn's algorithm from the entry stage; ties broken by curated order, then id
     _topological = staticmethod(topological)
 
     def all_paths(self, atlas: str = DEFAULT_ATLAS) -> list[ExecutionPath]:
-        """Every combination of dimension values of ``atlas``, in curated order."""
+        """Every combination of dimension values of ``atlas`` with a path, in curated order.
+
+        The selections that a no-path record names are left out.
+        """
         found = self.atlas(atlas)
         if not found.dimensions:
             return []
@@ -374,4 +390,9 @@ class Index:
         combos: list[tuple[Concept, ...]] = [()]
         for dim in aindex.dimensions:
             combos = [(*c, v) for c in combos for v in dim.scheme.values]
-        return [self.path(*(v.id for v in combo), atlas=found.id) for combo in combos]
+        no_paths = self._no_paths.get(found.id, {})
+        return [
+            self.path(*(v.id for v in combo), atlas=found.id)
+            for combo in combos
+            if frozenset(v.id for v in combo) not in no_paths
+        ]
