@@ -138,13 +138,22 @@ def _md_comparison(comparison: ModeComparison, view: PathView) -> list[str]:
         "contradicted by the run" if comparison.contradicted else "no documented step contradicted"
     )
     lines = [f"### Compared with the atlas: {verdict}", ""]
+    if comparison.note:
+        lines += [_esc(comparison.note), ""]
     return lines + _table(["#", "step", "verdict", "what it means", "evidence or why"], rows)
+
+
+def _md_notes(mode: ModeWitness) -> list[str]:
+    if not mode.notes:
+        return []
+    return ["### What the run showed of the mode", "", *(f"- {_esc(n)}" for n in mode.notes), ""]
 
 
 def _md_mode(mode: ModeWitness, view: PathView, comparison: ModeComparison | None) -> list[str]:
     lines = [f"## {mode_name(mode.mode)}", "", _esc(f"{timing(mode)} {outcome(mode)}"), ""]
     if problems(mode):
         lines += [*(f"- {_esc(line)}" for line in problems(mode)), ""]
+    lines += _md_notes(mode)
     if mode.python_ends:
         lines += ["### Where Python's part ended", ""]
         lines += [*(f"- {_esc(sentence)}" for sentence in mode.python_ends), ""]

@@ -51,7 +51,11 @@ def timing(mode: ModeWitness) -> str:
     took = f"The mode took {seconds(mode.duration_s)} in all."
     if mode.first_call_s is None and mode.warm_call_s is None:
         return f"The record has no call times (it was made before they were measured). {took}"
-    first = "capture, compile and run" if mode.mode == "torch-compile" else "the first run"
+    first = {
+        "torch-compile": "capture, compile and run",
+        "reduce-overhead": "capture, compile and a warm-up run",
+        "aotinductor": "the loaded package's first run",
+    }.get(mode.mode, "the first run")
     text = (
         f"First call {seconds(mode.first_call_s)} ({first}), warm call "
         f"{seconds(mode.warm_call_s)} (the fastest of three)"

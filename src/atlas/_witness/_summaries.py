@@ -131,7 +131,23 @@ def python_ends(
         return (sentence,)
     if run.error is not None:
         return ()
+    if str(run.mode) == "aotinductor":  # a ModeRunPlus (its mode is wider than ModeRun's)
+        return _aoti_sentences(run, graphs)
     sentences = [s for g in graphs if (s := _graph_sentence(g))]
     resumed = bool(run.dynamo_counters.get("resumes"))
     sentences += [_break_sentence(b, resumed=resumed) for b in breaks]
     return tuple(sentences)
+
+
+def _aoti_sentences(run: ModeRun, graphs: tuple[CapturedGraphSummary, ...]) -> tuple[str, ...]:
+    """Under AOTInductor: Python ran the model only under torch.export; calls go to the package."""
+    exported = next((g for g in graphs if g.compile_id == "export"), None)
+    if exported is None or run.dynamo_counters.get("frames", {}).get("total", 0):
+        return ()
+    sentence = (
+        f"The model's Python code ran only ahead of time, when torch.export traced it into "
+        f"{operations(len(exported.ops))}; each call of the loaded package then hands its "
+        "inputs to the package's compiled C++, which runs the whole graph (Dynamo evaluated "
+        "no frame)."
+    )
+    return (sentence,)

@@ -17,18 +17,46 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["MODEL", "build_model"]
+__all__ = ["BLOCK", "MODEL", "build_block", "build_model"]
 
 MODEL = (
     "Linear(256->512) -> GELU -> LayerNorm(512) -> Linear(512->256) on a 64x256 batch, "
     "then a Tensor.item() graph break and mul/relu"
 )
 """The model, in words, as the raw run records it."""
+BLOCK = (
+    "Linear(256->512) -> GELU -> LayerNorm(512) -> Linear(512->256) on a 64x256 batch "
+    "(the tiny model without its graph break: torch.export captures whole graphs only)"
+)
+"""The model that AOTInductor runs, in words."""
+
+
+def build_block(torch_device: str) -> tuple[Any, Any]:
+    """Return the block (an ``nn.Module``, as torch.export wants) and its input."""
+    import torch
+
+    torch.manual_seed(0)
+    model = _block_class()().to(torch_device).eval()
+    return model, torch.randn(64, 256, device=torch_device)
 
 
 def build_model(torch_device: str) -> tuple[Callable[[Any], Any], Any]:
     """Return the function with a deliberate graph break, and its input."""
     import torch
+
+    torch.manual_seed(0)
+    model = _block_class()().to(torch_device).eval()
+
+    def run_model(x: torch.Tensor) -> torch.Tensor:
+        y = model(x)
+        if y.sum().item() > 0:  # Tensor.item(): a deliberate graph break
+            y = y * 2
+        return torch.relu(y)
+
+    return run_model, torch.randn(64, 256, device=torch_device)
+
+
+def _block_class() -> type[Any]:
     from torch import nn
 
     class TinyModel(nn.Module):
@@ -45,13 +73,4 @@ def build_model(torch_device: str) -> tuple[Callable[[Any], Any], Any]:
             out: torch.Tensor = self.fc2(self.norm(self.act(self.fc1(x))))
             return out
 
-    torch.manual_seed(0)
-    model = TinyModel().to(torch_device).eval()
-
-    def run_model(x: torch.Tensor) -> torch.Tensor:
-        y = model(x)
-        if y.sum().item() > 0:  # Tensor.item(): a deliberate graph break
-            y = y * 2
-        return torch.relu(y)
-
-    return run_model, torch.randn(64, 256, device=torch_device)
+    return TinyModel

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from atlas._witness._progress import Progress
 
 __all__ = [
+    "artifact_logs",
     "compile_error_text",
     "dispatched_ops",
     "dynamo_counters",
@@ -77,14 +78,17 @@ def dispatched_ops(call: Callable[[], Any]) -> tuple[DispatchedOp, ...]:
     )
 
 
-def profiled_events(call: Callable[[], Any], *, cuda: bool) -> tuple[ProfiledEvent, ...]:
-    """Profile one warm ``call()``; return each event name per device type."""
+def profiled_events(
+    call: Callable[[], Any], *, cuda: bool, warm: bool = True
+) -> tuple[ProfiledEvent, ...]:
+    """Profile one ``call()`` (after a warm-up call unless ``warm`` is false); count each event."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     with torch.no_grad():
-        call()
+        if warm:
+            call()
         if cuda:
             torch.cuda.synchronize()
         with profile(activities=activities) as prof:
@@ -121,12 +125,16 @@ def warm_seconds(call: Callable[[], Any], *, cuda: bool, repeat: int = 3) -> flo
 
 
 def recording_backend(
-    graphs: list[CapturedGraph], progress: Progress, root: Path
+    graphs: list[CapturedGraph],
+    progress: Progress,
+    root: Path,
+    config_patches: dict[str, Any] | None = None,
 ) -> Callable[..., Any]:
     """A torch.compile backend that records each graph, then compiles it with Inductor.
 
     The files that appear under ``root`` (the run's temporary caches) while Inductor compiles a
-    graph are recorded with it: its output module is among them.
+    graph are recorded with it: its output module is among them. ``config_patches`` are the
+    Inductor options of a torch.compile mode (reduce-overhead's turn on CUDA graphs).
     """
     from torch._guards import CompileContext
     from torch._inductor.compile_fx import compile_fx
@@ -141,7 +149,7 @@ def recording_backend(
         progress(f"torch.compile: Dynamo captured graph {compile_id} ({len(ops)} ops)")
         before = _files(root)
         started = time.perf_counter()
-        compiled = compile_fx(gm, example_inputs)
+        compiled = compile_fx(gm, example_inputs, config_patches=config_patches)
         seconds = round(time.perf_counter() - started, 3)
         written = tuple(sorted(_files(root) - before))
         graphs.append(
@@ -172,30 +180,41 @@ class _Kept(logging.Handler):
 
 @contextlib.contextmanager
 def graph_break_log() -> Iterator[list[str]]:
-    """Keep Dynamo's ``graph_breaks`` log messages (location, reason, user stack) meanwhile.
+    """Keep Dynamo's ``graph_breaks`` log messages (location, reason, user stack) meanwhile."""
+    with artifact_logs("graph_breaks") as kept:
+        yield kept["graph_breaks"]
+
+
+@contextlib.contextmanager
+def artifact_logs(*artifacts: str) -> Iterator[dict[str, list[str]]]:
+    """Keep the messages of torch's artifact loggers ``artifacts`` (e.g. ``cudagraphs``).
 
     The messages are kept, not printed: the artifact's loggers stop propagating to torch's
     handlers while the block runs.
     """
-    import torch._dynamo  # noqa: F401 - importing it creates the artifact loggers
+    import torch._dynamo
+    import torch._inductor.cudagraph_utils  # noqa: F401 - creates the cudagraphs logger
     from torch._logging._internal import set_logs
 
-    set_logs(graph_breaks=True)
-    kept = _Kept()
-    names = [n for n in logging.root.manager.loggerDict if n.endswith(".__graph_breaks")]
-    loggers = [logging.getLogger(n) for n in names]
-    saved = [(lg.propagate, lg.level) for lg in loggers]
-    for lg in loggers:
-        lg.addHandler(kept)
-        lg.propagate = False
-        lg.setLevel(logging.DEBUG)
+    switches: dict[str, Any] = dict.fromkeys(artifacts, True)
+    set_logs(**switches)
+    kept = {name: _Kept() for name in artifacts}
+    attached: list[tuple[logging.Logger, _Kept, bool, int]] = []
+    for name in list(logging.root.manager.loggerDict):
+        for artifact, handler in kept.items():
+            if name.endswith(f".__{artifact}"):
+                logger = logging.getLogger(name)
+                attached.append((logger, handler, logger.propagate, logger.level))
+                logger.addHandler(handler)
+                logger.propagate = False
+                logger.setLevel(logging.DEBUG)
     try:
-        yield kept.messages
+        yield {name: handler.messages for name, handler in kept.items()}
     finally:
-        for lg, (propagate, level) in zip(loggers, saved, strict=True):
-            lg.removeHandler(kept)
-            lg.propagate = propagate
-            lg.setLevel(level)
+        for logger, handler, propagate, level in attached:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            logger.setLevel(level)
         set_logs()
 
 

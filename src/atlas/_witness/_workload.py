@@ -28,7 +28,14 @@ from typing import Any
 
 from atlas._witness.errors import ModelSpecError
 
-__all__ = ["Workload", "check_spec", "held_workload", "load_workload", "tiny_workload"]
+__all__ = [
+    "Workload",
+    "check_spec",
+    "held_workload",
+    "load_workload",
+    "tiny_block_workload",
+    "tiny_workload",
+]
 
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")  # a module, or a name in one
 
@@ -189,3 +196,11 @@ def tiny_workload(device: str) -> Workload:
 
     fn, x = build_model(device)
     return Workload(fn, (x,), {}, MODEL, None)
+
+
+def tiny_block_workload(device: str) -> Workload:
+    """The tiny model's block without its graph break, an ``nn.Module`` (for torch.export)."""
+    from atlas._witness._tiny_model import BLOCK, build_block
+
+    module, x = build_block(device)
+    return Workload(module, (x,), {}, BLOCK, None)

@@ -57,9 +57,12 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the witness options to ``parser`` and set ``handler=main``."""
     parser.add_argument(
         "--mode",
-        choices=("eager", "compile", "all"),
+        choices=("eager", "compile", "all", "reduce-overhead", "aotinductor"),
         default="all",
-        help="what to run (default: all)",
+        help="what to run: all is eager and compile (default); reduce-overhead "
+        "(torch.compile with CUDA graphs; on a CPU it records that they were skipped) and "
+        "aotinductor (torch.export, then a compiled .pt2 package loaded and called) run only "
+        "when named",
     )
     parser.add_argument(
         "--device",
@@ -140,6 +143,7 @@ def _mode_lines(mode: Any) -> list[str]:
     times = f"first call {seconds(mode.first_call_s)}, warm call {seconds(mode.warm_call_s)}"
     lines = ["", f"{name}: {mode.duration_s:.1f} s ({times})"]
     lines += [f"  could not observe: {problem}" for problem in mode.unobservable]
+    lines += [f"  {note}" for note in mode.notes]
     for observation in mode.steps:
         lines.append(f"  {observation.status:<13} {observation.step}")
         detail = observation.evidence[0].text if observation.evidence else observation.note
@@ -217,10 +221,10 @@ def _record(args: argparse.Namespace) -> Any:
     if args.record is not None:
         return records.WitnessRecord.model_validate_json(_read(args.record, "--record"))
     if args.from_raw is not None:
+        from atlas._witness._raw_modes import RawRunPlus  # noqa: PLC0415
         from atlas._witness.observe import build_record  # noqa: PLC0415
-        from atlas.models._raw import RawRun  # noqa: PLC0415
 
-        return build_record(RawRun.model_validate_json(_read(args.from_raw, "--from-raw")))
+        return build_record(RawRunPlus.model_validate_json(_read(args.from_raw, "--from-raw")))
     from atlas._witness import witness  # noqa: PLC0415
 
     return witness(

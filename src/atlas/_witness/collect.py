@@ -34,11 +34,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from atlas._witness._collect_plus import aotinductor, first_call, reduce_overhead
 from atlas._witness._environment import configure_torch, describe_device, versions
-from atlas._witness._progress import Progress, heartbeat, stderr_progress
+from atlas._witness._progress import Progress, stderr_progress
+from atlas._witness._raw_modes import RawRunPlus
 from atlas._witness._run_traces import CommandLog, cache_artifacts, disassemble, mapped_files
 from atlas._witness._torch_capture import (
-    compile_error_text,
     dispatched_ops,
     dynamo_counters,
     graph_break_log,
@@ -47,14 +48,20 @@ from atlas._witness._torch_capture import (
     reset_dynamo,
     warm_seconds,
 )
-from atlas._witness._workload import Workload, load_workload, tiny_workload
+from atlas._witness._workload import (
+    Workload,
+    load_workload,
+    tiny_block_workload,
+    tiny_workload,
+)
 from atlas._witness.errors import ModelSpecError
-from atlas.models._raw import CapturedGraph, ModeRun, ProfiledEvent, RawRun
+from atlas.models._raw import CapturedGraph, ModeRun, ProfiledEvent
 
 __all__ = ["collect", "main", "run_environment"]
 
 EXIT_MODEL = 4  # the factory named no usable model (its message is on standard error)
 EXIT_RUN = 5  # the model raised while it ran
+_MODES = ("eager", "torch-compile", "all", "reduce-overhead", "aotinductor")
 _OWN = frozenset({"TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"})
 _PREFIXES = ("TORCH", "PYTORCH", "TRITON", "CUDA_", "INDUCTOR")
 
@@ -100,47 +107,6 @@ def _eager(work: Workload, progress: Progress, *, cuda: bool) -> ModeRun:
     )
 
 
-def _first_call(
-    compiled: Callable[..., Any], work: Workload, log: CommandLog, progress: Progress, *, cuda: bool
-) -> tuple[bool | None, str | None, float | None]:
-    """Compile by calling ``compiled``, logging commands; whether it matches eager, error, time."""
-    import torch
-
-    log.active = True
-    try:
-        with heartbeat(progress, "torch.compile"), torch.no_grad():
-            started = time.perf_counter()
-            out = work(compiled)
-            if cuda:
-                torch.cuda.synchronize()
-            seconds = round(time.perf_counter() - started, 6)
-            expected = work()
-            outputs_match = _same(out, expected)
-    except Exception as exc:  # noqa: BLE001 - any compile failure is reported, not raised
-        error = compile_error_text(exc)
-        progress(f"torch.compile failed: {error}")
-        return None, error, None
-    finally:
-        log.active = False
-    return outputs_match, None, seconds
-
-
-def _same(out: Any, expected: Any) -> bool | None:
-    """Whether two outputs match (every tensor close); None when they cannot be compared."""
-    import torch
-    from torch.utils._pytree import tree_leaves
-
-    got, want = tree_leaves(out), tree_leaves(expected)
-    if len(got) != len(want):
-        return False
-    pairs = [(a, b) for a, b in zip(got, want, strict=True) if isinstance(a, torch.Tensor)]
-    if not pairs:
-        return None
-    return all(
-        a.shape == b.shape and bool(torch.allclose(a, b, rtol=1e-3, atol=1e-3)) for a, b in pairs
-    )
-
-
 def _compiled(
     work: Workload, root: Path, log: CommandLog, progress: Progress, *, cuda: bool
 ) -> ModeRun:
@@ -155,7 +121,7 @@ def _compiled(
     warm = None
     progress("torch.compile: compiling (about 20 s on 2 CPU cores; a few seconds on a GPU machine)")
     with graph_break_log() as breaks:
-        outputs_match, error, first = _first_call(compiled, work, log, progress, cuda=cuda)
+        outputs_match, error, first = first_call(compiled, work, log, progress, cuda=cuda)
     if error is None:
         progress("torch.compile: profiling one warm call of the compiled function")
         profiled = profiled_events(lambda: work(compiled), cuda=cuda)
@@ -190,8 +156,10 @@ def collect(
     model: str | None = None,
     inputs: str | None = None,
     given: Callable[[str], Workload] | None = None,
-) -> RawRun:
-    """Run the modes (``eager``, ``torch-compile`` or ``all``) on ``cpu`` or ``cuda``.
+) -> RawRunPlus:
+    """Run the modes (``eager``, ``torch-compile``, ``all``, ``reduce-overhead``, ``aotinductor``).
+
+    ``all`` is eager and torch.compile; the other two run only when named.
 
     ``root`` must be the temporary folder that the cache variables point into. ``model`` (and
     ``inputs``) name the factories of the model to run (``_workload``); by default the tiny one.
@@ -211,14 +179,21 @@ def collect(
             return tiny_workload(torch_device)
         return load_workload(model, inputs, torch_device)
 
-    first = workload()
+    if mode == "aotinductor" and given is None and model is None:
+        first = tiny_block_workload(torch_device)  # torch.export needs an nn.Module, no break
+    else:
+        first = workload()
     modes: list[ModeRun] = []
     if mode in ("eager", "all"):
         modes.append(_eager(first, progress, cuda=cuda))
     if mode in ("torch-compile", "all"):
         work = workload() if modes else first
         modes.append(_compiled(work, root, log, progress, cuda=cuda))
-    return RawRun(
+    if mode == "reduce-overhead":
+        modes.append(reduce_overhead(first, root, log, progress, cuda=cuda))
+    if mode == "aotinductor":
+        modes.append(aotinductor(first, root, log, progress, cuda=cuda))
+    return RawRunPlus(
         device="nvidia-gpu" if cuda else "cpu",
         device_name=device_name,
         device_detail=detail,
@@ -236,7 +211,7 @@ def collect(
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the child process; writes the raw run as JSON to ``--raw-output``."""
     parser = argparse.ArgumentParser(prog="python -m atlas._witness.collect")
-    parser.add_argument("--mode", choices=("eager", "torch-compile", "all"), required=True)
+    parser.add_argument("--mode", choices=_MODES, required=True)
     parser.add_argument("--device", choices=("cpu", "cuda"), required=True)
     parser.add_argument("--root", type=Path, required=True, help="the temporary cache folder")
     parser.add_argument("--raw-output", type=Path, required=True)

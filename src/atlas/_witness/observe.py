@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from atlas._witness import _probes_aoti, _probes_plus, _switches, parse
 from atlas._witness import _probes_aten as aten
 from atlas._witness import _probes_inductor as inductor
 from atlas._witness import _probes_triton as triton
 from atlas._witness import _summaries as summaries
-from atlas._witness import _switches, parse
 from atlas._witness._run_view import Probe, RunView, clip
 from atlas._witness._steps import STEPS, StepSpec, mode_name
 from atlas.models._witness import (
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["ATLAS", "STEPS", "StepSpec", "build_record", "record_id"]
 
 ATLAS = "pytorch"
+_PLUS_MODES = frozenset({"reduce-overhead", "aotinductor"})
 
 _PROBES: dict[str, Probe] = {
     "pytorch-model-code-runs-in-cpython": aten.model_code_in_cpython,
@@ -54,11 +55,15 @@ _PROBES: dict[str, Probe] = {
     "pytorch-llvm-ir-lowers-to-ptx": triton.lowers_to_ptx,
     "pytorch-ptx-translated-to-sass": triton.translated_to_sass,
     "pytorch-machine-code-launched-on-gpu": triton.launched_on_gpu,
+    **_probes_plus.PROBES,
+    **_probes_aoti.PROBES,
 }
 """The probe of each step in :data:`STEPS`, by step id."""
 
 
 def _observe(spec: StepSpec, view: RunView) -> StepObservation | None:
+    if view.run.mode in _PLUS_MODES and view.run.mode not in spec.modes:
+        return None  # e.g. no Dynamo under AOTInductor: its graph is torch.export's
     documented = spec.applies(view.run.mode, view.raw.device)
     failed = view.run.error is not None
     evidence = _PROBES[spec.id](view)
@@ -131,6 +136,7 @@ def _mode_witness(raw: RawRun, run: ModeRun) -> ModeWitness:
         first_call_s=run.first_call_s,
         warm_call_s=run.warm_call_s,
         python_ends=summaries.python_ends(run, graphs, breaks),
+        notes=_probes_plus.mode_notes(view),
         unobservable=tuple(_unobservable(run, observations, raw)),
     )
 

@@ -40,7 +40,7 @@ SCHEMA_ID: Final = "https://w3id.org/execution-atlas/schema/witness.schema.json"
 """The ``$id`` of the record's JSON Schema."""
 
 Id = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$")]
-Mode = Literal["eager", "torch-compile"]
+Mode = Literal["eager", "torch-compile", "reduce-overhead", "aotinductor"]
 Device = Literal["cpu", "nvidia-gpu"]
 StepStatus = Literal["observed", "not-observed", "not-checked"]
 Source = Literal[
@@ -54,6 +54,7 @@ Source = Literal[
     "process-maps",
     "triton-cache",
     "disassembly",
+    "package",
 ]
 
 
@@ -175,6 +176,13 @@ class ModeWitness(_Frozen):
     python_ends: tuple[str, ...] = Field(
         default=(),
         description="Where Python's part ended for this model, in sentences drawn from evidence.",
+    )
+    notes: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "What the run showed of the mode itself, e.g. that CUDA graphs were skipped on a "
+            "CPU under reduce-overhead (not applicable there, not an error)."
+        ),
     )
     unobservable: tuple[str, ...] = Field(
         default=(),

@@ -1,0 +1,169 @@
+"""Probes of AOTInductor's steps: the export, the ``.pt2`` package, its loading and its calls.
+
+Each reads one mode of a raw run (a :class:`RunView` of an ``aotinductor``
+:class:`~atlas._witness._raw_modes.ModeRunPlus`) and returns its evidence; any other run has none.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from atlas._witness import _parse_plus as plus
+from atlas._witness import parse
+from atlas._witness._probes_plus import package_member_names
+from atlas._witness._raw_modes import ModeRunPlus
+from atlas._witness._run_view import Probe, RunView, clip, listing
+from atlas.models._witness import Excerpt
+
+__all__ = ["PROBES"]
+
+
+def _aoti(view: RunView) -> ModeRunPlus | None:
+    run = view.run
+    return run if isinstance(run, ModeRunPlus) and run.mode == "aotinductor" else None
+
+
+def traced_by_export(view: RunView) -> list[Excerpt]:
+    """torch.export traced the model (the exported graph, and the time it took)."""
+    run = _aoti(view)
+    graph = next((g for g in run.graphs if g.compile_id == "export"), None) if run else None
+    if run is None or graph is None:
+        return []
+    took = run.package.export_s if run.package else None
+    when = f" in {took:.1f} s" if took is not None else ""
+    text = f"torch.export.export traced the model{when}: {len(graph.ops)} operator calls"
+    return [Excerpt(source="fx-graph", text=text)]
+
+
+def produces_exported_program(view: RunView) -> list[Excerpt]:
+    """The ExportedProgram's graph calls aten operators only."""
+    run = _aoti(view)
+    graph = next((g for g in run.graphs if g.compile_id == "export"), None) if run else None
+    if graph is None or not graph.ops:
+        return []
+    text = f"ExportedProgram graph: {listing(list(dict.fromkeys(graph.ops)))}"
+    return [Excerpt(source="fx-graph", text=clip(text))]
+
+
+def _sources(view: RunView, suffix: str) -> list[str]:
+    return [a.path for a in view.run.artifacts if a.path.endswith(suffix)]
+
+
+def compiled_by_aoti(view: RunView) -> list[Excerpt]:
+    """Inductor wrote a C++ wrapper (and kernel) source for the exported program."""
+    if _aoti(view) is None:
+        return []
+    wrappers = _sources(view, ".wrapper.cpp")
+    if not wrappers:
+        return []
+    names = [parse.short_path(p) for p in (*wrappers, *_sources(view, ".kernel.cpp"))]
+    text = f"Inductor's C++ sources: {listing(list(dict.fromkeys(names)))}"
+    return [Excerpt(source="generated-code", text=clip(text), artifact=wrappers[0])]
+
+
+def builds_package(view: RunView) -> list[Excerpt]:
+    """The .pt2 written, with a shared library among its members."""
+    run = _aoti(view)
+    if run is None or run.package is None:
+        return []
+    members = [(m.name, m.size) for m in run.package.members]
+    if not any(plus.member_kind(name) == "shared library" for name, _ in members):
+        return []
+    text = (
+        f"{parse.short_path(run.package.path)} ({run.package.size:,} bytes, "
+        f"{len(members)} members): {plus.member_summary(members)}"
+    )
+    return [Excerpt(source="package", text=clip(text), artifact=run.package.path)]
+
+
+def cubins_in_package(view: RunView) -> list[Excerpt]:
+    """GPU machine code (.cubin) stored in the package."""
+    run = _aoti(view)
+    if run is None or run.package is None:
+        return []
+    cubins = [m.name for m in run.package.members if plus.member_kind(m.name) == "cubin"]
+    if not cubins:
+        return []
+    text = f"{len(cubins)} cubin members: {listing([parse.short_path(c) for c in cubins], 3)}"
+    return [Excerpt(source="package", text=text, artifact=run.package.path)]
+
+
+def kernels_compiled_into_package(view: RunView) -> list[Excerpt]:
+    """g++ compiling Inductor's kernel source with OpenMP, for the package's library."""
+    if _aoti(view) is None:
+        return []
+    calls = [
+        c
+        for c in parse.compiler_calls(view.run.commands)
+        if c.openmp and c.source and c.source.endswith(".kernel.cpp")
+    ]
+    return [Excerpt(source="compiler-command", text=calls[0].excerpt)] if calls else []
+
+
+def loaded_by_runner(view: RunView) -> list[Excerpt]:
+    """The package's shared library mapped into the process after aoti_load_package."""
+    run = _aoti(view)
+    if run is None or run.package is None:
+        return []
+    names = package_member_names(run)
+    before = set(run.package.mapped_before_load)
+    loaded = [
+        path
+        for path in run.mapped_files
+        if PurePosixPath(path).name in names and path not in before and path.endswith(".so")
+    ]
+    if not loaded:
+        return []
+    text = f"mapped after loading ({run.package.loader or 'the loader'}): {loaded[0]}"
+    return [Excerpt(source="process-maps", text=clip(text))]
+
+
+def calls_runner(view: RunView) -> list[Excerpt]:
+    """Calls of the loaded model: it answered, and Dynamo evaluated no frame."""
+    run = _aoti(view)
+    if run is None or run.error or not run.calls:
+        return []
+    frames = run.dynamo_counters.get("frames", {})
+    if frames.get("total", 0):
+        return []
+    match = {True: "matched eager", False: "differed from eager", None: "not compared"}
+    numbers = ", ".join(str(c.number) for c in run.calls)
+    text = (
+        f"calls 1, {numbers} of {run.package.loader if run.package else 'the loaded model'}: "
+        f"output {match[run.outputs_match]}; Dynamo's counters show no frame evaluated"
+    )
+    return [Excerpt(source="dynamo-counters", text=text)]
+
+
+def runner_on_device(*, on_cpu: bool) -> Probe:
+    """The loaded model's calls ran on the device (profiler of the last call)."""
+
+    def probe(view: RunView) -> list[Excerpt]:
+        run = _aoti(view)
+        if run is None or run.error or not run.calls or view.cpu != on_cpu:
+            return []
+        last = run.calls[-1]
+        kind = "CPU" if on_cpu else "CUDA"
+        names = [f"{e.name} x{e.count}" for e in last.profiled if e.device_type == kind]
+        names = [n for n in names if on_cpu or parse.is_gpu_kernel(n)]
+        if not names:
+            return []
+        text = f"call {last.number}, profiler ({kind}): {listing(names)}"
+        return [Excerpt(source="profiler", text=clip(text))]
+
+    return probe
+
+
+PROBES: dict[str, Probe] = {
+    "pytorch-cpython-traced-by-torch-export": traced_by_export,
+    "pytorch-torch-export-produces-exported-program": produces_exported_program,
+    "pytorch-exported-program-compiled-by-aoti": compiled_by_aoti,
+    "pytorch-inductor-builds-aoti-package": builds_package,
+    "pytorch-machine-code-stored-in-aoti-package": cubins_in_package,
+    "pytorch-cpp-kernels-compiled-into-aoti-package": kernels_compiled_into_package,
+    "pytorch-aoti-package-loaded-by-runner": loaded_by_runner,
+    "pytorch-cpython-calls-aoti-runner": calls_runner,
+    "pytorch-aoti-runner-launches-on-gpu": runner_on_device(on_cpu=False),
+    "pytorch-aoti-runner-runs-on-cpu": runner_on_device(on_cpu=True),
+}
+"""The probes of AOTInductor's steps, by step id."""
