@@ -319,3 +319,18 @@ def test_the_shapes_catch_a_when_without_a_value_of_each_dimension(folder: Path)
     messages = [p.message for p in shapes.shacl_problems(parsed, parsed.where)]
     assert any("names no value of the dimension" in m for m in messages), messages
     assert len(messages) == 1
+
+
+def test_claim_checks_ask_claims_of_a_missing_combination_not_of_an_uncovered_one(
+    document: AtlasDocument,
+) -> None:
+    # a "not-covered" record is said by its curator's note: no "has no text" problem for it;
+    # a "does-not-exist" record without claims has one
+    from atlas.checks._claims import claim_problems  # noqa: PLC0415
+
+    def no_text(doc: AtlasDocument) -> set[str | None]:
+        return {p.subject for p in claim_problems(doc) if p.code == "no-claim"}
+
+    assert no_text(document) == set()
+    bare = _changed(document, "toy-traced-cpu", claims=())
+    assert no_text(bare) == {"https://w3id.org/execution-atlas/nopath/toy-traced-cpu"}

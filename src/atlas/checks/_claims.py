@@ -67,8 +67,14 @@ def claimed(document: AtlasDocument) -> Iterator[Owner]:
         yield Owner("technology", tech.id, technologies, tech.claims)
     for relation in document.relations:
         yield Owner("relation", relation.id, (relation.atlas,), relation.claims)
+    yield from _no_paths(document)
+
+
+def _no_paths(document: AtlasDocument) -> Iterator[Owner]:
+    """The selections with no path that have a text: one not covered is said by its note."""
     for no_path in document.no_paths:
-        yield Owner("nopath", no_path.id, (no_path.atlas,), no_path.claims)
+        if no_path.reason == "does-not-exist" or no_path.claims:
+            yield Owner("nopath", no_path.id, (no_path.atlas,), no_path.claims)
 
 
 def _claim_iri(claim: Claim) -> str:
