@@ -1,9 +1,12 @@
 """The witness's modes of issue 24: reduce-overhead (CUDA graphs) and AOTInductor.
 
-The GPU evidence is parsed from SYNTHETIC raw runs (``raw-nvidia-h200-*.synthetic.json``, made by
-hand from the recorded H200 torch.compile run until the lead records real ones with
-``record-gpu.sh``); the CPU AOTInductor evidence from a run recorded here
-(``raw-cpu-aotinductor.json``). The two real CPU runs are marked slow.
+reduce-overhead's GPU evidence is parsed from a run recorded on an H200 on 2026-12-04
+(``raw-nvidia-h200-reduce-overhead.json``, torch 2.11.0+cu130: capture in call 2, replay with
+cudaGraphLaunch in calls 3 and 4); AOTInductor's from a SYNTHETIC raw run
+(``raw-nvidia-h200-aotinductor.synthetic.json``, made by hand), since loading an AOTInductor
+package segfaults in that machine's torch (``_load_aoti``, even in a plain script); the CPU
+AOTInductor evidence from a run recorded here (``raw-cpu-aotinductor.json``). The two real CPU
+runs are marked slow.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from atlas._witness.run import normalise_mode
 from atlas.models._witness import WitnessRecord
 
 FIXTURES = Path(__file__).parent / "fixtures" / "witness"
-RO_GPU = FIXTURES / "raw-nvidia-h200-reduce-overhead.synthetic.json"
+RO_GPU = FIXTURES / "raw-nvidia-h200-reduce-overhead.json"  # recorded on an H200, 2026-12-04
 AOTI_GPU = FIXTURES / "raw-nvidia-h200-aotinductor.synthetic.json"
 AOTI_CPU = FIXTURES / "raw-cpu-aotinductor.json"
 CUDA_GRAPH_STEPS = {
@@ -50,8 +53,7 @@ def _evidence(record: WitnessRecord, step: str) -> str:
 
 
 def test_the_synthetic_fixtures_say_they_are_synthetic() -> None:
-    for path in (RO_GPU, AOTI_GPU):
-        assert _raw(path).settings["fixture"].startswith("SYNTHETIC")
+    assert _raw(AOTI_GPU).settings["fixture"].startswith("SYNTHETIC")
 
 
 def test_gpu_reduce_overhead_shows_capture_and_replay() -> None:
