@@ -67,17 +67,16 @@ def whole_cycle() -> Index:
             ["toy-src-interp", "toy-interp-fast", "toy-fast-slow", "toy-slow-chip"],
             ["src", "interp", "fastlib", "slowlib", "chip"],
         ),
-        # journey order first; steps into one stage (chip) in their curated order, fast-chip
-        # before slow-chip (5), so slow-fast (7), which leads to fast-chip, comes before both
+        # journey order first, curated order (slow-chip 5 before slow-fast 7) among equals
         (
             "slow",
             "x",
             [
                 "toy-src-interp",
                 "toy-interp-slow",
+                "toy-slow-chip",
                 "toy-slow-fast",
                 "toy-fast-chip",
-                "toy-slow-chip",
             ],
             ["src", "interp", "slowlib", "fastlib", "chip"],
         ),

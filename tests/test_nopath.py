@@ -3,8 +3,8 @@
 The fixture is the mini dataset with a file added (a copy under a temporary folder: the mini
 fixture itself stays as it is), exported with ``atlas export --dataset``: a mode ``traced`` that
 has no path on either device (on a CPU it does not exist, the compiled path runs instead; on a
-GPU the sources do not cover it), and a mode ``aot`` whose curated step order differs from the
-order of its steps' from-stages (the step that calls the loaded program starts at the source).
+GPU the sources do not cover it), and a mode ``aot`` with a path on a CPU (the step that calls
+the loaded program starts at the source: steps are read in the order of their from-stages).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from atlas.data._consistency import record_problems
 from atlas.errors import NoPathError
 from atlas.query import _pathtable
 from atlas.query import paths as query
-from atlas.query._atlasindex import step_order
 from atlas.query._index import Index
 from atlas.query._selection import Vocabulary
 from checkkit import copy_mini
@@ -130,15 +129,6 @@ claim:stage-toy-loader-1 a ea:Claim ;
     + _step("toy-aot-loader-runs-on-gpu", ("toy-loader", "toy-gpu"), "runs on", 24, "gpu")
 )
 
-AOT_STEPS = [
-    "toy-source-runs-in-interpreter",
-    "toy-aot-source-compiled",
-    "toy-aot-compiler-loaded",
-    "toy-aot-source-calls-loader",
-    "toy-aot-loader-runs-on-cpu",
-]
-
-
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The mini dataset with the no-path records and the aot mode, exported."""
@@ -241,29 +231,6 @@ def test_the_command_line_says_why_in_one_line_with_status_1(
     assert err.count("\n") == 1
     assert err.startswith("atlas path: error: traced on a CPU has no path: Traced programs")
     assert "Traceback" not in err
-
-
-# --- step order ----------------------------------------------------------------------------------
-
-
-def test_steps_follow_the_curated_order_into_a_stage(document: AtlasDocument) -> None:
-    path = Index(document).path("aot", "cpu", atlas="toy")
-    assert [j.step.id for j in path.steps] == AOT_STEPS
-    assert [j.number for j in path.steps] == [1, 2, 3, 4, 5]
-
-
-def test_a_step_without_a_curated_order_keeps_its_from_stage_order(
-    document: AtlasDocument,
-) -> None:
-    steps = [s for s in document.steps if s.id in AOT_STEPS]
-    stages = ["toy-source", "toy-interpreter", "toy-compiler", "toy-loader", "toy-cpu"]
-    position = {sid: p for p, sid in enumerate(stages)}
-    assert [steps[i].id for i in step_order(steps, position)] == AOT_STEPS
-    calls = AOT_STEPS.index("toy-aot-source-calls-loader")
-    steps = [s.model_copy(update={"order": None}) if s.id == AOT_STEPS[calls] else s for s in steps]
-    found = [steps[i].id for i in step_order(steps, position)]
-    # with no curated order it comes with the other steps from the source (the last of them)
-    assert found == [AOT_STEPS[0], AOT_STEPS[1], AOT_STEPS[calls], AOT_STEPS[2], AOT_STEPS[4]]
 
 
 # --- consistency and shapes ----------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-import itertools
 import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -30,7 +29,6 @@ __all__ = [
     "Value",
     "build",
     "dimension",
-    "step_order",
     "topological",
     "value_keys",
 ]
@@ -184,57 +182,8 @@ def _journey_order(
     except CycleError:  # some paths may still be acyclic: each sorted on its own
         return [], None, list(range(len(live)))
     position = {sid: p for p, sid in enumerate(whole)}
-    return whole, position, step_order(live, position)
-
-
-def step_order(steps: list[Step], position: Mapping[str, int]) -> list[int]:
-    """The indices of ``steps`` in journey order, given the stages' order (``position``).
-
-    A step comes after every step that leads into its from-stage, and the steps of one branch
-    (or of none) that lead into one stage come in their curated ``order`` (those that have
-    one). Among the steps that may come next: the one whose from-stage comes first, then by
-    curated order, then by id. Where the curated order agrees with the stages' order this is
-    the stages' order; where it does not, the data's order wins (AOTInductor: "Python calls the
-    loaded model" comes after the steps that build the package and load it, ahead of time,
-    though it starts at CPython). A branch's steps are read where the branch leaves the
-    default path, so the order of a default step does not hold them back.
-    """
-    blockers = [0] * len(steps)  # steps still to come before each step
-    out_of: dict[str, list[int]] = {}
-    into: dict[str, list[int]] = {}
-    layers: dict[tuple[str, str | None], list[int]] = {}  # (to-stage, branch) -> its steps
-    for i, step in enumerate(steps):
-        out_of.setdefault(step.from_stage, []).append(i)
-        into.setdefault(step.to_stage, []).append(i)
-        layers.setdefault((step.to_stage, step.branch), []).append(i)
-    for i, step in enumerate(steps):
-        blockers[i] += len(into.get(step.from_stage, ()))
-    after: dict[int, int] = {}  # a step -> the next step into its to-stage, in curated order
-    for arriving in layers.values():
-        ordered = sorted(
-            (i for i in arriving if steps[i].order is not None),
-            key=lambda i: (steps[i].order, steps[i].id),
-        )
-        for first, second in itertools.pairwise(ordered):
-            after[first] = second
-            blockers[second] += 1
-
-    def key(i: int) -> tuple[int, bool, int, str, int]:
-        step = steps[i]
-        return (position[step.from_stage], step.order is None, step.order or 0, step.id, i)
-
-    ready = [key(i) for i in range(len(steps)) if not blockers[i]]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        i = heapq.heappop(ready)[-1]
-        order.append(i)
-        freed = [*out_of.get(steps[i].to_stage, ()), *([after[i]] if i in after else ())]
-        for j in freed:
-            blockers[j] -= 1
-            if not blockers[j]:
-                heapq.heappush(ready, key(j))
-    return order
+    # sorted is stable: curated order breaks ties
+    return whole, position, sorted(range(len(live)), key=lambda i: position[live[i].from_stage])
 
 
 def _lookups(
