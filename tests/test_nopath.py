@@ -129,6 +129,7 @@ claim:stage-toy-loader-1 a ea:Claim ;
     + _step("toy-aot-loader-runs-on-gpu", ("toy-loader", "toy-gpu"), "runs on", 24, "gpu")
 )
 
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The mini dataset with the no-path records and the aot mode, exported."""
