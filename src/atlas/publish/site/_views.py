@@ -188,13 +188,30 @@ class PythonPart:
 def default_view(views: Sequence[View]) -> View:
     """The view a page opens on: the path with the most steps (then stages), the first on a tie.
 
-    Without a branch: the default path that goes furthest, e.g. torch.compile on an NVIDIA GPU
-    for PyTorch, or an NVIDIA GPU with every layer offloaded for llama.cpp.
+    Without a branch, and among the page's own selections (the first two values of each
+    dimension, in their curated order): the default path that goes furthest, e.g. torch.compile
+    on an NVIDIA GPU for PyTorch (not a mode added later, such as reduce-overhead, whose path is
+    longer), or an NVIDIA GPU with every layer offloaded for llama.cpp.
     """
     plain = [v for v in views if not v.path.branches] or list(views)
     if not plain:
         raise SiteError("an atlas page needs at least one view")
-    return max(plain, key=lambda v: (len(v.path.steps), len(v.path.stages), -plain.index(v)))
+    firsts = [sorted(set(map(_rank, v)))[:2] for v in zip(*_selections(plain), strict=True)]
+    own = [
+        v
+        for v in plain
+        if all(_rank(c) in f for c, f in zip(v.path.selection, firsts, strict=True))
+    ] or plain
+    return max(own, key=lambda v: (len(v.path.steps), len(v.path.stages), -own.index(v)))
+
+
+def _rank(value: Concept) -> tuple[bool, int, str]:
+    """A value's place in its dimension: its curated order, then its id."""
+    return (value.order is None, value.order or 0, value.id)
+
+
+def _selections(views: Sequence[View]) -> list[tuple[Concept, ...]]:
+    return [tuple(v.path.selection) for v in views]
 
 
 def python_parts(views: Sequence[View]) -> list[PythonPart]:
