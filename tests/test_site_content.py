@@ -524,3 +524,30 @@ def test_the_shipped_story_ends_as_the_page_it_re_creates(shipped: Path) -> None
     for tech in ("Python", "PyTorch", "C++", "CUDA", "Triton", "LLVM"):
         assert f">{tech}</a>" in sentence.group(1), tech
     assert "../pytorch/index.html" in read(shipped, "llamacpp/index.html")
+
+
+def test_default_view_is_chosen_among_the_first_two_values_of_each_dimension() -> None:
+    # a third mode whose path is longer (reduce-overhead beside eager and torch.compile) does
+    # not become the view the page opens on; without such a limit it would
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from atlas.publish.site._views import View  # noqa: PLC0415
+
+    def value(name: str, order: int) -> SimpleNamespace:
+        return SimpleNamespace(id=name, order=order)
+
+    modes = [value("eager", 1), value("compile", 2), value("overhead", 3)]
+    devices = [value("cpu", 1), value("gpu", 2)]
+    views = [
+        View(
+            slug=f"{m.id}-{d.id}",
+            path=SimpleNamespace(  # type: ignore[arg-type]
+                branches=(), selection=(m, d), steps=[0] * (m.order * 4 + d.order), stages=[]
+            ),
+            keys=("mode", "device"),
+        )
+        for m in modes
+        for d in devices
+    ]
+    assert default_view(views).slug == "compile-gpu"
+    assert default_view([v for v in views if v.slug.startswith("overhead")]).slug == "overhead-gpu"
