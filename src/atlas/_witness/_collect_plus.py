@@ -63,6 +63,22 @@ def same(out: Any, expected: Any) -> bool | None:
     )
 
 
+def run_evidence(root: Path, log: CommandLog) -> dict[str, Any]:
+    """What every compiled mode keeps of its run, as fields of its raw record.
+
+    Dynamo's counters, the cache's files (and their disassembly), the compiler commands and the
+    files the process mapped.
+    """
+    artifacts = cache_artifacts(root)
+    return {
+        "dynamo_counters": dynamo_counters(),
+        "artifacts": artifacts,
+        "commands": tuple(log.commands),
+        "disassembly": disassemble(root, artifacts),
+        "mapped_files": mapped_files(root),
+    }
+
+
 def first_call(
     compiled: Callable[..., Any], work: Workload, log: CommandLog, progress: Progress, *, cuda: bool
 ) -> tuple[bool | None, str | None, float | None]:
@@ -141,18 +157,13 @@ def reduce_overhead(
         if error is None:
             with torch.no_grad():
                 calls = watched_calls(lambda: work(compiled), cuda=cuda)
-    artifacts = cache_artifacts(root)
     return ModeRunPlus(
         mode="reduce-overhead",
         started_at=started,
         ended_at=_now(),
         profiled=calls[-1].profiled if calls else (),
         graphs=tuple(graphs),
-        dynamo_counters=dynamo_counters(),
-        artifacts=artifacts,
-        commands=tuple(log.commands),
-        disassembly=disassemble(root, artifacts),
-        mapped_files=mapped_files(root),
+        **run_evidence(root, log),
         outputs_match=outputs_match,
         error=error,
         graph_break_log=tuple(kept["graph_breaks"]),
@@ -242,18 +253,13 @@ def aotinductor(
         compile_s=compile_s,
         load_s=load_s,
     )
-    artifacts = cache_artifacts(root)
     return ModeRunPlus(
         mode="aotinductor",
         started_at=started,
         ended_at=_now(),
         profiled=calls[-1].profiled if calls else (),
         graphs=(graph,),
-        dynamo_counters=dynamo_counters(),
-        artifacts=artifacts,
-        commands=tuple(log.commands),
-        disassembly=disassemble(root, artifacts),
-        mapped_files=mapped_files(root),
+        **run_evidence(root, log),
         outputs_match=outputs_match,
         error=error,
         first_call_s=first,

@@ -34,14 +34,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from atlas._witness._collect_plus import aotinductor, first_call, reduce_overhead
+from atlas._witness._collect_plus import aotinductor, first_call, reduce_overhead, run_evidence
 from atlas._witness._environment import configure_torch, describe_device, versions
 from atlas._witness._progress import Progress, stderr_progress
 from atlas._witness._raw_modes import RawRunPlus
-from atlas._witness._run_traces import CommandLog, cache_artifacts, disassemble, mapped_files
+from atlas._witness._run_traces import CommandLog
 from atlas._witness._torch_capture import (
     dispatched_ops,
-    dynamo_counters,
     graph_break_log,
     profiled_events,
     recording_backend,
@@ -127,18 +126,13 @@ def _compiled(
         profiled = profiled_events(lambda: work(compiled), cuda=cuda)
         warm = warm_seconds(lambda: work(compiled), cuda=cuda)
     progress("torch.compile: collecting the generated files")
-    artifacts = cache_artifacts(root)
     return ModeRun(
         mode="torch-compile",
         started_at=started,
         ended_at=_now(),
         profiled=profiled,
         graphs=tuple(graphs),
-        dynamo_counters=dynamo_counters(),
-        artifacts=artifacts,
-        commands=tuple(log.commands),
-        disassembly=disassemble(root, artifacts),
-        mapped_files=mapped_files(root),
+        **run_evidence(root, log),
         outputs_match=outputs_match,
         error=error,
         graph_break_log=tuple(breaks),
