@@ -27,7 +27,17 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from types import FrameType
 
-__all__ = ["try_lock", "unwind_on_signals", "write_text_atomic"]
+__all__ = ["sync_folder", "try_lock", "unwind_on_signals", "write_text_atomic"]
+
+
+def sync_folder(path: Path) -> None:
+    """Make the names in the folder ``path`` durable (best effort: not every system can)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def write_text_atomic(path: Path, text: str) -> None:

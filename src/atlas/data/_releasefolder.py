@@ -104,7 +104,7 @@ def write_folder(
             folder.chmod(0o755)  # mkdtemp's folder is private (0700)
             _check_new(out)
             folder.rename(out)  # over an empty folder too (POSIX)
-            _sync(out.parent)
+            _atomic.sync_folder(out.parent)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
@@ -123,7 +123,7 @@ def _fill(
     """Write ``files`` into ``folder``, on disk, and check them there."""
     for name, data in sorted(files.items()):
         _write_file(folder / name, data)
-    _sync(folder)
+    _atomic.sync_folder(folder)
     problems = check(folder) if check is not None else []
     if problems:
         raise DatasetError(problems, source=shown)
@@ -146,16 +146,6 @@ def _write_file(path: Path, data: bytes) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     path.chmod(0o644)
-
-
-def _sync(folder: Path) -> None:
-    """Put the folder's entries on disk (where a folder can be opened: not on Windows)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _lock(folder: Path) -> int | None:

@@ -265,7 +265,7 @@ def _swap(folder: Path, target: Path) -> Path | None:
             raise _mount_point(target) from error
         raise
     finally:
-        _sync_folder(target.parent)
+        _atomic.sync_folder(target.parent)
 
 
 def _replace(folder: Path, target: Path) -> Path | None:
@@ -321,14 +321,4 @@ def _renameat2() -> Any:
 def _sync_folders(folder: Path, written: list[str]) -> None:
     """Make the names of the files written in ``folder`` durable, as their contents are."""
     for path in {(folder / name).parent for name in written}:
-        _sync_folder(path)
-
-
-def _sync_folder(path: Path) -> None:
-    """Make the names in the folder ``path`` durable (best effort: not every system can)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _atomic.sync_folder(path)
