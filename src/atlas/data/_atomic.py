@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from types import FrameType
 
-__all__ = ["sync_folder", "try_lock", "unwind_on_signals", "write_text_atomic"]
+__all__ = ["leftovers", "sync_folder", "try_lock", "unwind_on_signals", "write_text_atomic"]
 
 
 def sync_folder(path: Path) -> None:
@@ -82,18 +82,28 @@ def write_text_atomic(path: Path, text: str) -> None:
 _STALE_AFTER_S = 2.0
 
 
-def _remove_stale_temporaries(path: Path) -> None:
-    """Remove the temporary files that killed writes to ``path`` left beside it."""
-    pattern = re.compile(re.escape(f".{path.name}.") + r"[a-z0-9_]{8}\.tmp")
-    with contextlib.suppress(OSError), os.scandir(path.parent) as entries:  # best effort
-        found = [
+def leftovers(path: Path, suffix: str, *, folders: bool = False) -> list[Path]:
+    """The siblings that writes of ``path`` name ``.<name>.<8 characters>.<suffix>``.
+
+    Regular files (or, with ``folders``, folders) only, never through a symbolic link; none
+    when the folder cannot be read (best effort).
+    """
+    pattern = re.compile(re.escape(f".{path.name}.") + r"[a-z0-9_]{8}\." + re.escape(suffix))
+    with contextlib.suppress(OSError), os.scandir(path.parent) as entries:
+        return [
             Path(entry.path)
             for entry in entries
-            if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)
+            if pattern.fullmatch(entry.name)
+            and (entry.is_dir if folders else entry.is_file)(follow_symlinks=False)
         ]
-        for tmp in found:
-            with contextlib.suppress(OSError):
-                _remove_if_stale(tmp)
+    return []
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporary files that killed writes to ``path`` left beside it."""
+    for tmp in leftovers(path, "tmp"):
+        with contextlib.suppress(OSError):
+            _remove_if_stale(tmp)
 
 
 def _remove_if_stale(tmp: Path) -> None:

@@ -159,14 +159,7 @@ def _lock(folder: Path) -> int | None:
 
 def _remove_leftovers(out: Path) -> None:
     """Remove the folders that killed writes of ``out`` left beside it (none a live one holds)."""
-    pattern = re.compile(re.escape(f".{out.name}.") + r"[a-z0-9_]{8}\.partial")
-    with contextlib.suppress(OSError), os.scandir(out.parent) as entries:  # best effort
-        found = [
-            Path(e.path)
-            for e in entries
-            if pattern.fullmatch(e.name) and e.is_dir(follow_symlinks=False)
-        ]
-    for folder in found:
+    for folder in _atomic.leftovers(out, "partial", folders=True):
         with contextlib.suppress(OSError):
             fd = os.open(folder, os.O_RDONLY)
             try:  # unchanged for a while (the instant before a live write locks it) and unlocked
