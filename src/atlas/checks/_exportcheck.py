@@ -24,7 +24,7 @@ from atlas.errors import DatasetError, Problem
 from atlas.query import _pathtable
 
 if TYPE_CHECKING:
-    from importlib.abc import Traversable
+    from importlib.resources.abc import Traversable
 
     from atlas.models import AtlasDocument
 

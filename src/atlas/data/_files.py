@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
-from importlib.abc import Traversable
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from atlas.errors import AtlasError

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
-from importlib.abc import Traversable
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 TYPE_CHECKING = False  # spares importing typing on the fast path

@@ -22,7 +22,7 @@ from atlas.publish.site._layout import Layout, LayoutError, digest, dot_layout, 
 from atlas.publish.site._views import css_token, groups
 
 if TYPE_CHECKING:
-    from importlib.abc import Traversable
+    from importlib.resources.abc import Traversable
 
     from atlas.models import Atlas, AtlasDocument
     from atlas.publish.site._pages import Page
