@@ -158,7 +158,9 @@ class UnknownValueError(AtlasError, ValueError):
     def __init__(self, what: str, value: str, choices: list[str], extra: str = "") -> None:
         self.value = value
         self.choices = tuple(choices)
-        message = f"unknown {what} {shown(value)}; valid: {', '.join(choices)}"
+        message = f"unknown {what} {shown(value)}"
+        if choices:  # none: the extra says why (an atlas without branches)
+            message += f"; valid: {', '.join(choices)}"
         close = _close(value.casefold(), [c.casefold() for c in choices], 1)
         if close:
             suggestion = next(c for c in choices if c.casefold() == close[0])
