@@ -9,6 +9,7 @@ and turns a failure into a row.
 from __future__ import annotations
 
 import functools
+import subprocess
 import sys
 from pathlib import Path
 
@@ -134,6 +135,19 @@ def test_the_startup_table_measures_check_against_bare_python() -> None:
     assert check.b == [sys.executable, "-c", "pass"]
     assert check.goal == 12
     assert rows["cold `atlas path` / rdflib parse + SPARQL script"].goal == 0.3
+
+
+def test_the_floor_of_a_check_validates_the_export_and_has_no_goal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    floor = next(r for r in startup.ratios() if r.what.strip().startswith("floor:"))
+    assert floor.goal is None
+    assert subprocess.run(floor.a, check=False).returncode == 0  # it validates the export
+    monkeypatch.setattr(startup, "ratios", lambda: [floor])
+    monkeypatch.setattr(startup, "interleave", lambda *_: _measure.Pairs((0.3,), (0.01,)))
+    rows = [r for r in startup.startup(1) if isinstance(r, tuple)]
+    assert [r[0] for r in rows][-1] == floor.what
+    assert rows[-1][2:] == ("", "")  # no goal, no verdict
 
 
 def test_the_scale_out_says_so_when_there_is_no_server(
