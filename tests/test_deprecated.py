@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -120,12 +119,7 @@ def _use(monkeypatch: pytest.MonkeyPatch, document: AtlasDocument) -> None:
     query._step_names.cache_clear()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_name_caches() -> Iterator[None]:
-    """The lookups' name caches hold the shipped data's names again after each test."""
-    yield
-    query._stage_names.cache_clear()
-    query._step_names.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_name_caches")
 
 
 @pytest.fixture

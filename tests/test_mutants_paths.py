@@ -8,7 +8,7 @@ URL or id), citations and technologies: all on the tiny fixture atlas, put behin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -46,12 +46,7 @@ def _use(monkeypatch: pytest.MonkeyPatch, **changes: Any) -> Index:
     return index
 
 
-@pytest.fixture(autouse=True)
-def _fresh_name_caches() -> Iterator[None]:
-    """The lookups' name caches hold the shipped data's names again after each test."""
-    yield
-    query._stage_names.cache_clear()
-    query._step_names.cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_name_caches")
 
 
 @pytest.fixture
