@@ -59,6 +59,9 @@ def test_an_atlas_id_wins_over_an_earlier_atlas_labelled_with_it() -> None:
     index = Index(tiny_document(atlases=[_plain_atlas("other", "toy"), TOY_ATLAS]))
     assert index.atlas("toy").id == "toy"
     assert index.atlas("other").id == "other"
+    # in other letters too: an id before any label, as in the exact case
+    assert index.atlas("TOY").id == "toy"
+    assert index.atlas("Toy").id == "toy"
 
 
 @pytest.mark.parametrize(
@@ -117,7 +120,7 @@ def test_an_unknown_concept_id_is_an_unknown_id(concept_id: str) -> None:
     assert index.concept("toy-mode/fast").label == "fast"
     with pytest.raises(UnknownIdError) as caught:
         index.concept(concept_id)
-    assert str(caught.value).startswith(f"unknown concept id {concept_id!r}")
+    assert str(caught.value) == f"unknown concept id {concept_id!r}"  # no empty "valid: " list
     assert (caught.value.value, caught.value.choices) == (concept_id, ())
 
 
@@ -223,6 +226,18 @@ def test_branches_come_in_curated_order_each_once(branched: Index) -> None:
         "toy-interp-alpha",
         "toy-fast-chip",
     ]
+
+
+def test_a_branch_without_an_order_comes_after_the_ordered_ones() -> None:
+    """As stages and steps without an order come after those with one."""
+    document = _with_branches()
+    schemes = _json(document, "schemes")
+    for value in schemes[-1]["values"]:
+        if value["id"] == "toy-branch/gamma":
+            value["order"] = None
+    index = Index(tiny_document(schemes=schemes, steps=_json(document, "steps")))
+    path = index.path("fast", "x", atlas="toy", branches=("alpha", "gamma", "beta"))
+    assert _ids(path.branches) == ["toy-branch/beta", "toy-branch/alpha", "toy-branch/gamma"]
 
 
 def test_an_unknown_branch_is_refused_with_the_atlas_s_branches(branched: Index) -> None:

@@ -265,7 +265,7 @@ class UnknownIdError(AtlasError, LookupError):
         close = _close(value, choices, 3)
         if close:
             message += f"; did you mean {', '.join(repr(c) for c in close)}?"
-        elif len(choices) <= 30:  # noqa: PLR2004 - short lists are shown whole
+        elif 0 < len(choices) <= 30:  # noqa: PLR2004 - short lists are shown whole
             message += f"; valid: {', '.join(choices)}"
         super().__init__(message)
 

@@ -40,6 +40,11 @@ DEFAULT_ATLAS = "pytorch"
 _CONCEPT = operator.attrgetter("concept")
 
 
+def _rank(concept: Concept) -> tuple[bool, int, str]:
+    """A concept's place among its scheme's: its curated order (none: last), then its id."""
+    return (concept.order is None, concept.order or 0, concept.id)
+
+
 class Index:
     """Dictionaries over one :class:`AtlasDocument`, answering lookups and paths quickly."""
 
@@ -68,10 +73,10 @@ class Index:
     def atlas(self, name: str) -> Atlas:
         """The atlas with this id or label (case-insensitive)."""
         found = self.atlases.get(name)
-        if found is None:
+        if found is None:  # an id in other letters before any label, as in the exact case
             folded = name.casefold()
-            found = next(
-                (a for a in self.atlases.values() if folded in (a.id, a.label.casefold())), None
+            found = self.atlases.get(folded) or next(
+                (a for a in self.atlases.values() if folded == a.label.casefold()), None
             )
         if found is None:
             raise UnknownIdError("atlas", name, sorted(self.atlases))
@@ -268,7 +273,7 @@ class Index:
                     f"branch of atlas {aindex.atlas.id!r}", str(name), known, extra=extra
                 )
             picked[id(branch)] = branch
-        return tuple(sorted(picked.values(), key=lambda b: (b.concept.order or 0, b.concept.id)))
+        return tuple(sorted(picked.values(), key=lambda b: _rank(b.concept)))
 
     @staticmethod
     def _check_branches(
