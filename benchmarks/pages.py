@@ -1,7 +1,8 @@
 """The weight of the explainer site's view pages (issue 20): the HTML of each page with a path.
 
 The site is built from the shipped export into a temporary folder; the CSS and script that the
-pages share are not counted.
+pages share are not counted. ``python benchmarks/pages.py`` prints the rows of ``run.py``'s
+``site`` section, then the weight of every view page.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from _measure import Row, fmt_time, verdict
 
-__all__ = ["PAGE_GOAL", "site_weight"]
+__all__ = ["PAGE_GOAL", "page_weights", "site_weight"]
 
 PAGE_GOAL = 100_000  # bytes of HTML per view page (issue 20): "under 100 KB"
 
@@ -92,3 +93,24 @@ def svg_bytes(path: Path) -> int:
 
 
 _REFERENCE_PAGES = frozenset({"stages.html", "steps.html", "sources.html"})
+
+
+def page_weights() -> list[tuple[str, int]]:
+    """Every view page of the shipped site (each atlas's ``index.html`` and one per view): bytes."""
+    from atlas.publish import site  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory(prefix="atlas-site-") as tmp:
+        out = Path(tmp) / "site"
+        report = site.build(out)
+        return [
+            (name, (out / name).stat().st_size)
+            for name in sorted(report.weights)
+            if name.count("/") == 1 and name.rsplit("/", 1)[-1] not in _REFERENCE_PAGES
+        ]
+
+
+if __name__ == "__main__":
+    for row in site_weight():
+        print(" | ".join(row))
+    for name, size in page_weights():
+        print(f"{name}: {fmt_kb(size)} ({size} bytes){'' if size < PAGE_GOAL else ' MISSED'}")

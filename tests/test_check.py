@@ -14,7 +14,7 @@ from atlas.cli import main
 from atlas.data import _graph, _json, schema, turtle
 from checkkit import MINI, copy_mini, no_network, snapshot
 
-TODAY = dt.date(2026, 12, 3)
+TODAY = dt.date(2026, 12, 4)
 SHARED_SOURCES = Path(__file__).resolve().parents[2] / "shared" / "sources"
 
 

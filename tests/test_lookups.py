@@ -87,7 +87,7 @@ def test_a_step_is_described_by_its_id(capsys: pytest.CaptureFixture[str]) -> No
         step_id,
         "CPython interpreter \u2014 is intercepted by \u2192 TorchDynamo",
         "atlas: pytorch",
-        "applies under: torch.compile, any device",
+        "applies under: reduce-overhead, torch.compile, any device",
     ]
     assert any(line.startswith("Source: ") for line in lines)
     code, out, _ = run(capsys, "step", step_id, "--json")

@@ -172,7 +172,7 @@ def test_the_export_holds_the_no_path_records_with_their_claims(document: AtlasD
     )
     assert records["toy-traced-gpu"].note == "No source describes tracing on a GPU."
     assert document.counts.no_paths == 2
-    assert document.schema_version == "2.3.0"
+    assert document.schema_version == "2.4.0"
 
 
 # --- paths ---------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from atlas.models._raw import Versions
 from atlas.models._witness import Excerpt, ModeWitness, StepObservation, WitnessRecord
 from atlas.query._index import Index
 from fixtures_api import tiny_document
-from sitefiles import deferred_parts, page_text
+from sitefiles import SHELL, deferred_parts, journey_items, page_text
 
 pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")
 pytestmark = pytest.mark.skipif(
@@ -219,28 +219,32 @@ def test_the_interactive_page_carries_its_opening_view_and_the_rest_comes_from_v
 ) -> None:
     out, document, _ = built
     html = (out / "toy" / "index.html").read_text()
-    first = {j.id for j in default_path(document).steps}
-    keys = {key for _, key in re.findall(r'<(li|div)\b[^>]*data-deferred="([^"]+)"', html)}
-    assert {k.split("-", 1)[0] for k in keys} == {"step", "path"}  # steps and path drawings
+    first = [j.id for j in default_path(document).steps]
+    shells = SHELL.findall(html)
+    keys = [key for _, key in shells]
+    assert html.count("data-deferred=") == len(shells)  # every shell is hidden and empty
+    assert len(set(keys)) == len(keys)
+    # the other views' steps (one shell in the list), path drawings and ends of Python's part
+    assert {k.split("-", 1)[0] for k in keys} == {"steps", "path", "python"}
+    assert ("li", "steps") in shells
     assert 'data-src="views.js" id="atlas-data"' in html  # where site.js finds them
-    for match in re.finditer(r'<(li|div)\b([^>]*) data-deferred="([^"]+)"([^>]*)>(.*?)</\1>', html):
-        tag, before, key, after, inside = match.groups()
-        assert inside == "", key  # a shell: the content is not in the page
-        assert " hidden" in before + after, key  # never shown before it is filled
-        if tag == "li":
-            step = re.search(r'data-step="([^"]+)"', before)[1]
-            assert key == f"step-{step}"
-            assert step not in first  # the opening view's steps are in the page
-            assert f'id="step-{step}"' in before  # links to it still resolve
+    assert list(journey_items(html)) == first  # the opening view's steps are in the page, alone
     parts = deferred_parts(out / "toy" / "views.js")
-    assert set(parts) == keys  # one part per shell, none left over
+    assert set(parts) == set(keys)  # one part per shell, none left over
     assert all(parts.values())
-    # filled, the page lists every step of every view once, with its heading
+    assert not any(re.search(r"\n[ \t]", part) for part in parts.values())  # no indentation
+    # in the place of its shell, the page lists every step of every view once, with its heading
     filled = page_text(out / "toy" / "index.html")
-    assert 'data-deferred="step-' not in filled
-    items = re.findall(r'<li data-step="([^"]+)"[^>]*>\s*<h3>', filled)
+    assert "data-deferred" not in filled
+    items = journey_items(filled)
     every = {j.id for p in Index(document).all_paths("toy") for j in p.steps}
     assert sorted(items) == sorted(every)
+    assert all(item.startswith("<h3>") for item in items.values())
+    shown = re.findall(r'<li id="step-([^"]+)">', filled)  # not hidden
+    assert shown == first
+    assert len(re.findall(r'<div class="path-drawing-box"', filled)) == len(
+        {tuple(j.id for j in p.steps) for p in Index(document).all_paths("toy")}
+    )
     # a static page of one view has no shells and needs no views.js
     for page in (out / "toy").glob("*.html"):
         if page.name != "index.html":
@@ -289,25 +293,38 @@ def test_each_step_has_a_prefilled_report_link(built, tmp_path: Path) -> None:
     links = re.findall(r'<a class="report" href="([^"]+)"', html)
     assert len(links) == len(document.steps)
     for step, link in zip(document.steps, links, strict=True):
-        assert link.startswith(f"https://example.org/toy/issues/new?title=Step%20{step.id}&amp;")
-        assert "better%20source" in link
+        assert link.startswith(f"https://example.org/toy/issues/new?title=Step+{step.id}&amp;")
+        assert "better+source" in link
 
 
-def test_the_drawing_marks_every_combination_and_highlights_the_first(built) -> None:
+def drawn_items(svg: str) -> dict[str, str]:
+    """'step-<id>' or 'stage-<id>' -> the classes of its element in a drawing (by its link)."""
+    found = re.findall(r'<g class="([^"]*)"><a href="[^"#]*#((?:step|stage)-[^"]+)"', svg)
+    return {name: classes for classes, name in found}
+
+
+def test_the_drawing_highlights_the_first_combination_and_the_data_names_every_one(built) -> None:
     out, document, _ = built
     html = (out / "toy" / "index.html").read_text()
+    svg = html[html.index("<svg") : html.index("</svg>")]
     paths = Index(document).all_paths("toy")
-    slugs = [f"{p.selection[0].name}-{p.selection[1].name}" for p in paths]
-    shown = slugs[paths.index(default_path(document))]  # the page opens on it
-    for step in document.steps:
-        classes = re.search(rf'<g id="g-step-{step.id}" class="([^"]*)"', html)
-        assert classes, step.id
-        tokens = set(classes.group(1).split())
-        on = {
-            slug for slug, p in zip(slugs, paths, strict=True) if step.id in {j.id for j in p.steps}
-        }
-        assert {t.removeprefix("on-") for t in tokens if t.startswith("on-")} == on
-        assert ("is-on" in tokens) == (shown in on)
+    shown = default_path(document)  # the page opens on it
+    drawn = drawn_items(svg)
+    assert set(drawn) == {f"step-{s.id}" for s in document.steps} | {
+        f"stage-{s.id}" for s in document.stages
+    }
+    on = {f"step-{j.id}" for j in shown.steps} | {f"stage-{s.id}" for s in shown.stages}
+    assert {name for name, classes in drawn.items() if "is-on" in classes.split()} == on
+    # which stages and steps every combination takes is in the page's data, by position
+    data = json.loads(html.split('id="atlas-data">', 1)[1].split("</script>", 1)[0])
+    by_slug = {f"{p.selection[0].name}-{p.selection[1].name}": p for p in paths}
+    assert {view["slug"] for view in data["views"]} == set(by_slug)
+    for view in data["views"]:
+        path = by_slug[view["slug"]]
+        assert [data["stepIds"][i] for i in view["steps"]] == [j.id for j in path.steps]
+        assert [data["stageIds"][i] for i in view["stages"]] == [s.id for s in path.stages]
+    tokens = {t for classes in re.findall(r'class="([^"]*)"', svg) for t in classes.split()}
+    assert not {t for t in tokens if t.startswith("on-")}  # no class per combination
 
 
 def test_pages_without_javascript_show_their_combination(built) -> None:
@@ -318,11 +335,27 @@ def test_pages_without_javascript_show_their_combination(built) -> None:
         assert "<script" not in html
         assert f"Showing {path.summary}." in html
         assert f'href="{slug}.html" aria-current="page"' in html
-        shown = re.findall(r'<li data-step="([^"]+)"', html)
-        assert shown == [j.id for j in path.steps]
+        assert list(journey_items(html)) == [j.id for j in path.steps]
+        assert "data-deferred" not in html
+        assert 'class="zoom"' not in html  # no controls that only the script can work
+        assert 'class="show-whole"' not in html
     interactive = (out / "toy" / "index.html").read_text()
     assert "<noscript>" in interactive
     assert '<form id="selector" class="selector" hidden>' in interactive
+
+
+def test_the_colours_of_the_kinds_are_in_the_stylesheet_once_for_every_page(built) -> None:
+    out, _, _ = built
+    css = (out / "site.css").read_text()
+    assert css.startswith((Path(site.__file__).parent / "static" / "site.css").read_text())
+    used = set()
+    for page in pages(out):
+        html = page.read_text()
+        assert "<style" not in html, page  # nothing of it repeated in every page
+        used |= set(re.findall(r'class="[^"]*\bkind-([\w-]+)', html))
+    assert used
+    for kind in used:
+        assert css.count(f".kind-{kind}{{") == 2, kind  # the light scheme and the dark one
 
 
 def test_pages_load_nothing_from_elsewhere(built) -> None:
@@ -360,14 +393,7 @@ def test_an_atlas_without_dimensions_gets_a_page_without_selector(tmp_path: Path
 def step_blocks(html: str, steps_page: str) -> dict[str, str]:
     """Step id -> its markup, in the step list of a view page (``journey:<id>``) and in the
     cards of the page of every step (``table:<id>``)."""
-    start = html.index('<ol class="journey"')
-    journey = html[start : html.index("</ol>\n</div>", start)]
-    blocks = {
-        f"journey:{m.group(1)}": m.group(2)
-        for m in re.finditer(
-            r'<li data-step="([^"]+)"(.*?)(?=<li data-step=|\Z)', journey, re.DOTALL
-        )
-    }
+    blocks = {f"journey:{step}": item for step, item in journey_items(html).items()}
     blocks |= {
         f"table:{m.group(1)}": m.group(2)
         for m in re.finditer(
@@ -564,9 +590,11 @@ def test_the_full_graph_shows_how_the_atlases_connect(shipped) -> None:
     section = html[
         html.index('id="connections"') : html.index("</section>", html.index('id="connections"'))
     ]
+    drawn = re.findall(r'<g class="([^"]*)"><a href="[^"#]*#stage-([^"]+)"', svg)
     for stage in ("cpu", "nvidia-gpu"):
-        assert svg.count(f'id="g-stage-{stage}"') == 1  # one resource, drawn once
-        assert re.search(rf'<g id="g-stage-{stage}" class="[^"]*\bshared\b', svg)
+        classes = [c for c, name in drawn if name == stage]
+        assert len(classes) == 1  # one resource, drawn once
+        assert "shared" in classes[0].split()
         row = re.search(rf'<tr id="shared-{stage}">(.*?)</tr>', section, re.DOTALL)
         assert row, stage
         for atlas in ("pytorch", "llamacpp"):

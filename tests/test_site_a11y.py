@@ -207,7 +207,7 @@ def test_markers_and_quote_links_keep_the_selection(open_page: Any, base_url: st
     href = link.get_attribute("href")
     assert href.startswith("steps.html#step-")
     report = step.locator("a.report").get_attribute("href")
-    assert report.startswith(f"{TRACKER}/new?title=Step%20")
+    assert report.startswith(f"{TRACKER}/new?title=Step+")
     link.click()
     page.wait_for_url(f"**/pytorch/{href}")
     assert page.locator(f"#{href.split('#')[1]}").is_visible()

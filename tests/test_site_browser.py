@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from atlas.query._index import Index
 from atlas.query.paths import load
 from browserkit import CHROMIUM, Watched, chromium, served, watching
 
@@ -39,13 +38,16 @@ pytestmark = [
 ]
 
 from atlas.publish import site  # noqa: E402 - after the skips: the site package needs jinja2
+from atlas.publish.site._pages import Page  # noqa: E402
+from atlas.publish.site._views import default_view  # noqa: E402
 
-_INDEX = Index(load())
-# the four combinations, then the two with the graph-break branch (torch.compile only)
-PATHS = [
-    *_INDEX.all_paths("pytorch"),
-    *(_INDEX.path("compile", d, branches=("graph breaks",)) for d in ("cpu", "gpu")),
-]
+_PAGE = Page(load())
+_VIEWS = _PAGE.views(next(a for a in _PAGE.atlases if a.id == "pytorch"))
+# every combination of the PyTorch page, by its slug: its modes and devices, then each again
+# with the graph-break branch where it applies (torch.compile and reduce-overhead)
+VIEWS = {view.slug: view.path for view in _VIEWS}
+PATHS = list(VIEWS.values())
+DEFAULT = default_view(_VIEWS).path  # torch.compile on an NVIDIA GPU
 
 
 def slug(path: ExecutionPath) -> str:
@@ -80,17 +82,26 @@ def open_page(browser: Any, base_url: str) -> Iterator[Callable[..., Watched]]:
 
 
 def shown_steps(page: Any) -> list[str]:
+    """The steps the list shows, in order (its items' ids are step-<id>)."""
     return page.locator("#journey > li:not([hidden])").evaluate_all(
-        "items => items.map(i => i.dataset.step)"
+        "items => items.map(i => i.id.replace(/^step-/, ''))"
     )
 
 
 def highlighted(page: Any, kind: str) -> set[str]:
-    ids = page.locator(f"svg.drawing g.{kind}.is-on").evaluate_all("gs => gs.map(g => g.id)")
-    return {i.removeprefix(f"g-{kind}-") for i in ids}
+    """The stages or steps highlighted in the whole drawing (each named by its link)."""
+    hrefs = page.locator(f"svg.drawing g.{kind}.is-on > a").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))"
+    )
+    return {href.split(f"#{kind}-", 1)[1] for href in hrefs}
 
 
 def check_view(page: Any, path: ExecutionPath) -> None:
+    # a view other than the opening one is shown once views.js has come: wait for its summary
+    page.wait_for_function(
+        "text => document.getElementById('summary').textContent === text",
+        arg=f"Showing {path.summary}.",
+    )
     summary = page.locator("#summary").inner_text()
     assert summary == f"Showing {path.summary}."
     counts = f": {len(path.stages)} stage{'s' * (len(path.stages) != 1)}, {len(path.steps)} step"
@@ -124,7 +135,7 @@ def test_each_combination_from_its_url(open_page: Any, base_url: str, path: Exec
 def test_choosing_with_the_keyboard_only(open_page: Any, base_url: str) -> None:
     page = open_page().page
     page.goto(f"{base_url}pytorch/index.html")
-    check_view(page, PATHS[3])  # the page opens on torch.compile on an NVIDIA GPU
+    check_view(page, DEFAULT)  # the page opens on torch.compile on an NVIDIA GPU
     for _ in range(40):
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.name") == "mode":
@@ -133,11 +144,11 @@ def test_choosing_with_the_keyboard_only(open_page: Any, base_url: str) -> None:
         pytest.fail("Tab never reached the mode selector")
     label = page.locator("label.choice:has(input:focus)")
     assert label.evaluate("l => getComputedStyle(l).outlineStyle") != "none"  # focus is visible
-    target = PATHS[0]  # eager mode on a CPU: the arrow keys wrap round to the first value
-    page.keyboard.press("ArrowRight")
+    target = VIEWS["eager-cpu"]  # the values before torch.compile and an NVIDIA GPU
+    page.keyboard.press("ArrowLeft")
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.name") == "device"
-    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
     check_view(page, target)
     assert page.evaluate("location.hash") == f"#{fragment(target)}"
     page.reload()
@@ -147,23 +158,23 @@ def test_choosing_with_the_keyboard_only(open_page: Any, base_url: str) -> None:
 def test_a_fragment_may_name_values_by_label(open_page: Any, base_url: str) -> None:
     page = open_page().page
     page.goto(f"{base_url}pytorch/index.html#mode=torch.compile&device=NVIDIA%20GPU")
-    check_view(page, PATHS[3])
+    check_view(page, DEFAULT)
     page.evaluate("location.hash = 'mode=compile&device=gpu&branch=Graph%20Breaks'")
     page.wait_for_function("document.getElementById('summary').textContent.includes('breaks')")
-    check_view(page, PATHS[-1])
+    check_view(page, VIEWS["torch-compile-nvidia-gpu-graph-breaks"])
     # graph breaks apply to torch.compile only: in eager mode the default path is shown
     page.evaluate("location.hash = 'mode=eager&device=cpu&branch=graph-breaks'")
     page.wait_for_function("document.getElementById('summary').textContent.includes('eager')")
-    check_view(page, PATHS[0])
+    check_view(page, VIEWS["eager-cpu"])
     page.evaluate("location.hash = 'mode=eager&device=cpu'")
     page.wait_for_function("document.getElementById('summary').textContent.includes('eager')")
-    check_view(page, PATHS[0])
+    check_view(page, VIEWS["eager-cpu"])
 
 
 def test_every_combination_is_readable_without_javascript(open_page: Any, base_url: str) -> None:
     page = open_page(java_script_enabled=False).page
     page.goto(f"{base_url}pytorch/index.html#{fragment(PATHS[-1])}")
-    assert page.locator("#summary").inner_text() == f"Showing {PATHS[3].summary}."
+    assert page.locator("#summary").inner_text() == f"Showing {DEFAULT.summary}."
     assert page.locator("#selector").is_hidden()
     links = page.locator("noscript a, .choose a")
     assert links.count() == len(PATHS)

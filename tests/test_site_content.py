@@ -20,7 +20,7 @@ from atlas.models import AtlasDocument
 from atlas.models._iri import BASE_IRI
 from atlas.query._index import Index
 from fixtures_api import tiny_document
-from sitefiles import page_text
+from sitefiles import journey_items, page_text
 
 pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")
 
@@ -125,18 +125,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def read(out: Path, name: str) -> str:
     return page_text(out / name)  # an interactive page with what views.js brings
-
-
-def journey_items(html: str) -> dict[str, str]:
-    """Step id -> the markup of its item in the step list of a view page."""
-    start = html.index('<ol class="journey"')
-    journey = html[start : html.index("</ol>\n</div>", start)]
-    return {
-        m.group(1): m.group(2)
-        for m in re.finditer(
-            r'<li data-step="([^"]+)"(.*?)(?=<li data-step=|\Z)', journey, re.DOTALL
-        )
-    }
 
 
 def cards(html: str, kind: str) -> dict[str, str]:
@@ -434,7 +422,7 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_each_shipped_view_page_stays_under_100_kb(shipped: Path) -> None:
     pages = [p for atlas in ("pytorch", "llamacpp") for p in view_pages(shipped, atlas)]
-    assert len(pages) == 7 + 19
+    assert len(pages) == 14 + 19  # each atlas's page, and its 13 and 18 views
     for page in pages:
         if page.name != "index.html":  # one page per view
             assert page.stat().st_size < VIEW_LIMIT, (page.name, page.stat().st_size)
@@ -452,6 +440,19 @@ def test_the_interactive_pages_open_under_100_kb_and_bring_the_rest_when_asked(
         size = (shipped / atlas / "index.html").stat().st_size
         assert size < VIEW_LIMIT, (atlas, size)
         assert (shipped / atlas / "views.js").stat().st_size > 0, atlas
+
+
+def test_the_shipped_atlas_pages_give_search_engines_their_first_sentence(shipped: Path) -> None:
+    from markupsafe import escape  # noqa: PLC0415 - Jinja2's, which the site needs
+
+    document = export.read(next(shipped.glob("execution-atlas-*.json")))
+    pytorch = next(a for a in document.atlases if a.id == "pytorch")
+    first = pytorch.description.split(". ", 1)[0] + "."
+    assert len(first) < len(pytorch.description) / 3
+    for page in view_pages(shipped, "pytorch"):
+        html = page.read_text(encoding="utf-8")
+        assert f'<meta name="description" content="{escape(first)}">' in html, page.name
+        assert f'<p class="lede">{escape(pytorch.description)}</p>' in html  # the page: all
 
 
 def test_the_shipped_pages_open_on_meaningful_views(shipped: Path) -> None:
@@ -509,7 +510,7 @@ def test_the_shipped_landing_page_counts_what_each_atlas_holds(shipped: Path) ->
     ) == len(techs)
     stages = [s for s in document.stages if "pytorch" in s.atlases and not s.deprecated]
     steps = [s for s in document.steps if s.atlas == "pytorch" and not s.deprecated]
-    assert f"{len(stages)} stages, {len(steps)} steps; 6 paths:" in html
+    assert f"{len(stages)} stages, {len(steps)} steps; 13 paths:" in html
 
 
 def test_the_shipped_story_ends_as_the_page_it_re_creates(shipped: Path) -> None:

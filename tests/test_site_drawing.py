@@ -12,6 +12,7 @@ import html as htmllib
 import re
 import shutil
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from sourcekit import make_dataset
 pytest.importorskip("jinja2", reason="the site needs the 'site' extra (Jinja2)")
 
 from atlas.publish import site  # after the skip: it needs jinja2
-from atlas.publish.site import _column, _drawings, _layout
+from atlas.publish.site import _column, _drawings, _layout, _pathdata
 from atlas.publish.site._pages import Page
 from sitefiles import page_text
 
@@ -134,6 +135,58 @@ def test_the_shipped_layouts_are_made_from_the_shipped_data(no_dot: None) -> Non
     assert text == _layout.dumps(shipped), "dataset/layouts.json is not in canonical form"
 
 
+def _segments(path: str) -> list[tuple[str, list[Decimal]]]:
+    """The segments of path data as absolute points: ('C', [x1 y1 x2 y2 x y]) or ('L', [x y])."""
+    tokens = re.findall(r"[MCcvh]|-?(?:\d+\.?\d*|\.\d+)", path)
+    found: list[tuple[str, list[Decimal]]] = []
+    x = y = Decimal(0)
+    command = ""
+    numbers: list[Decimal] = []
+    for token in [*tokens, "M"]:  # a last command ends the last numbers
+        if token.isalpha():
+            while numbers:
+                if command == "M":
+                    x, y = numbers[:2]
+                    del numbers[:2]
+                elif command in "Cc":
+                    six, numbers = numbers[:6], numbers[6:]
+                    dx, dy = (x, y) if command == "c" else (Decimal(0), Decimal(0))
+                    points = [v + (dx if i % 2 == 0 else dy) for i, v in enumerate(six)]
+                    found.append(("C", points))
+                    x, y = points[4:6]
+                else:  # v or h: a straight stretch
+                    step = numbers.pop(0)
+                    x, y = (x, y + step) if command == "v" else (x + step, y)
+                    found.append(("L", [x, y]))
+            command = token
+        else:
+            numbers.append(Decimal(token))
+    return found
+
+
+def test_the_arrows_are_written_shorter_and_drawn_the_same() -> None:
+    compacted = 0
+    for layout in _drawings.shipped_layouts().values():
+        for arrow in layout.arrows.values():
+            short = _pathdata.compact(arrow.path)
+            assert len(short) <= len(arrow.path), arrow.path
+            compacted += len(arrow.path) - len(short)
+            before, after = _segments(arrow.path), _segments(short)
+            assert len(before) == len(after), arrow.path
+            start = [Decimal(v) for v in re.findall(r"-?[\d.]+", arrow.path)[:2]]
+            for (_, points), (kind, now) in zip(before, after, strict=True):
+                if kind == "C":  # the same control points and end
+                    assert now == points, (arrow.path, short)
+                else:  # a straight stretch: the curve's points all lie on it, in order
+                    assert now == points[4:6], (arrow.path, short)
+                    xs, ys = [start[0], *points[0::2]], [start[1], *points[1::2]]
+                    assert len(set(xs)) == 1 or len(set(ys)) == 1, (arrow.path, short)
+                    assert all(min(xs[0], xs[3]) <= v <= max(xs[0], xs[3]) for v in xs)
+                    assert all(min(ys[0], ys[3]) <= v <= max(ys[0], ys[3]) for v in ys)
+                start = now[-2:]
+    assert compacted > 1000  # bytes saved over every drawing
+
+
 # --- building without Graphviz ----------------------------------------------------------------
 
 
@@ -203,9 +256,11 @@ def test_the_export_of_a_dataset_writes_its_layouts(
 
 
 def _groups(svg: str, kind: str) -> dict[str, str]:
-    """The elements ``<g id="g-<kind>-...">`` of an SVG text, by id: their markup."""
+    """The stages or steps (``kind``) of a drawing, by id (named by their link): their markup."""
     found = {}
-    for match in re.finditer(rf'<g id="g-{kind}-([^"]+)"(.*?)</g>(?=<g |</svg>)', svg, re.DOTALL):
+    for match in re.finditer(
+        rf'<g class="[^"]*"><a href="[^"#]*#{kind}-([^"]+)">.*?</a></g>', svg, re.DOTALL
+    ):
         found[match.group(1)] = match.group(0)
     return found
 
@@ -224,22 +279,35 @@ def test_the_arrows_of_the_path_are_numbered_and_linked(built: Path) -> None:
     numbered = {}
     for step_id, markup in steps.items():
         number = re.search(r'<g class="num">.*?<text [^>]*?(?:/>|>(\d*)</text>)', markup, re.DOTALL)
-        assert number, step_id
-        numbered[step_id] = number.group(1) or ""
+        numbered[step_id] = (number.group(1) or "") if number else ""
+        # a page without the script numbers the arrows of its path only
+        assert bool(number) == bool(numbered[step_id]), step_id
     assert {k: v for k, v in numbered.items() if v} == {j.id: str(j.number) for j in gpu.steps}
     for journey_step in gpu.steps:
         markup = steps[journey_step.id]
         assert "is-on" in markup.split(">", 1)[0]
-        assert f'href="#step-{journey_step.id}"' in markup  # to the step in the list
-        assert f'data-href="../pytorch/steps.html#step-{journey_step.id}"' in markup
+        assert f'<a href="#step-{journey_step.id}"><title>Step: ' in markup  # to the list
         assert f'id="step-{journey_step.id}"' in page  # which is on the page
-    off = next(k for k, v in numbered.items() if not v)
-    assert f'href="../pytorch/steps.html#step-{off}"' in steps[off]
+    off = {k for k, v in numbered.items() if not v}
+    assert off
+    for step_id in off:  # to its entry among every step
+        assert f'<a href="steps.html#step-{step_id}"><title>Step: ' in steps[step_id]
+        assert "is-on" not in steps[step_id].split(">", 1)[0]
     stages = _groups(svg, "stage")
     assert set(stages) >= {s.id for s in gpu.stages}
+    cards = (built / "pytorch" / "stages.html").read_text()
     for stage_id, markup in stages.items():
-        assert f'<a href="../pytorch/stages.html#stage-{stage_id}" aria-label="Stage: ' in markup
-        assert f'id="stage-{stage_id}"' in (built / "pytorch" / "stages.html").read_text()
+        # named by its title, which is also its tooltip (nothing repeats it)
+        assert f'<a href="stages.html#stage-{stage_id}"><title>Stage: ' in markup
+        assert f'id="stage-{stage_id}"' in cards
+        assert ("is-on" in markup.split(">", 1)[0]) == (stage_id in {s.id for s in gpu.stages})
+    assert "aria-label=" not in svg.split("</desc>", 1)[1]
+    # the interactive page numbers every arrow (the script fills them for the chosen view),
+    # and names the page the arrows off the path lead to
+    interactive = _wide_svg(page_text(built / "pytorch" / "index.html"), "pytorch")
+    assert interactive.count('<g class="num">') == len(_groups(interactive, "step"))
+    assert 'data-steps="steps.html"' in interactive.split(">", 1)[0]
+    assert "data-steps" not in svg  # a static page has no script
 
 
 def test_every_id_on_a_page_is_unique(built: Path) -> None:
@@ -257,26 +325,25 @@ def test_each_path_is_drawn_as_a_column_for_phones(built: Path) -> None:
     column = re.search(r'<svg [^>]*class="path-drawing".*?</svg>', page, re.DOTALL)
     assert column
     gpu = index.path("compile", "gpu")
-    stages = re.findall(r'data-stage="([^"]+)"', column.group(0))
+    stages = re.findall(r'<a href="stages.html#stage-([^"]+)">', column.group(0))
     assert stages == [s.id for s in gpu.stages]  # in journey order, one under the other
-    numbers = re.findall(r'data-step="([^"]+)".*?<g class="num">.*?>(\d+)</text>', column.group(0))
+    numbers = re.findall(
+        r'<a href="#step-([^"]+)".*?<g class="num">.*?>(\d+)</text>', column.group(0)
+    )
     assert sorted((int(n), s) for s, n in numbers) == [(j.number, j.id) for j in gpu.steps]
     assert 'viewBox="0 0 320 ' in column.group(0)
+    page_of = Page(load())
+    pytorch = next(a for a in page_of.atlases if a.id == "pytorch")
+    paths = {tuple(j.id for j in v.path.steps) for v in page_of.views(pytorch)}
     interactive = (built / "pytorch" / "index.html").read_text(encoding="utf-8")
-    boxes = re.findall(
-        r'<div class="path-drawing-box" data-views="([^"]*)"( hidden)?( data-deferred="[^"]+")?>'
-        r"(<svg)?",
-        interactive,
-    )
-    assert len(boxes) == 6  # a column per path
-    assert [slugs for slugs, hidden, _, _ in boxes if not hidden] == [GPU_SLUG]  # the default one
     # the default one is in the page; the others come from views.js when first shown
-    assert [(bool(later), bool(svg)) for _, hidden, later, svg in boxes if not hidden] == [
-        (False, True)
-    ]
-    assert all(later and not svg for _, hidden, later, svg in boxes if hidden)
+    assert re.findall(BOX + "<svg", interactive) == [(GPU_SLUG, "")]
+    shells = re.findall(r'<div hidden data-deferred="path-\d+"></div>', interactive)
+    assert len(shells) == len(paths) - 1
     filled = page_text(built / "pytorch" / "index.html")
-    assert len(re.findall(BOX + "<svg", filled)) == 6
+    boxes = re.findall(BOX + "<svg", filled)
+    assert len(boxes) == len(paths)  # a column per path
+    assert [slugs for slugs, hidden in boxes if not hidden] == [GPU_SLUG]
 
 
 def test_the_column_gives_overlapping_side_arrows_their_own_lanes() -> None:
@@ -362,20 +429,34 @@ def _shot(page: Any, name: str, **options: Any) -> None:
 GPU_URL = "pytorch/index.html#mode=torch.compile&device=gpu&branch=none"
 
 
+def _arrow(page: Any, step: str, drawing: str = "svg.drawing") -> Any:
+    """The arrow of a step in a drawing (named by its link, which ends in #step-<id>)."""
+    return page.locator(f"{drawing} g.step:has(> a[href$='#step-{step}'])")
+
+
+def _shown_steps(page: Any) -> list[str]:
+    """The ids of the steps the list shows, in order (its items' ids are step-<id>)."""
+    return page.locator("#journey > li:not([hidden])").evaluate_all(
+        "items => items.map(i => i.id.replace(/^step-/, ''))"
+    )
+
+
 @pytest.mark.slow
-def test_the_drawing_stays_beside_the_steps(open_page: Any) -> None:
+def test_the_path_stays_beside_the_steps(open_page: Any) -> None:
+    # The whole PyTorch drawing is wider than tall: it takes the full width above the steps,
+    # and the path drawn as a column stays in view beside them.
     page = open_page(GPU_URL, DESKTOP)
-    assert page.locator("#drawing").evaluate("f => getComputedStyle(f).position") == "sticky"
+    assert page.locator(".explorer > #drawing").is_visible()
+    figure = page.locator(".explorer-grid.landscape > .path-figure")
+    assert figure.evaluate("f => getComputedStyle(f).position") == "sticky"
     eighth = page.locator("#journey > li:not([hidden])").nth(7)
     eighth.scroll_into_view_if_needed()
     page.evaluate("window.scrollBy(0, 200)")
-    box = page.locator("svg.drawing").bounding_box()
+    box = page.locator(".path-drawing-box:not([hidden]) svg").bounding_box()
     assert box is not None
     assert box["y"] >= 0, box
-    assert box["y"] + box["height"] <= DESKTOP["height"], box
-    assert page.locator("svg.drawing").is_visible()
-    assert page.evaluate("window.scrollY") > 1500  # far below where the drawing starts
-    assert page.locator(".path-figure").is_hidden()  # the whole drawing is beside the steps
+    assert box["y"] <= DESKTOP["height"] / 2, box
+    assert page.evaluate("window.scrollY") > 1500  # far below where the drawings start
     _shot(page, "drawing-desktop-step-8.png")
 
 
@@ -383,19 +464,26 @@ def test_the_drawing_stays_beside_the_steps(open_page: Any) -> None:
 def test_a_step_and_its_arrow_light_up_together(open_page: Any) -> None:
     page = open_page(GPU_URL, DESKTOP)
     third = page.locator("#journey > li:not([hidden])").nth(2)
-    step = third.get_attribute("data-step")
-    arrow = page.locator(f"svg.drawing #g-step-{step}")
+    step = _shown_steps(page)[2]
+    arrow = _arrow(page, step)
+    column = _arrow(page, step, ".path-drawing-box:not([hidden]) svg")
     third.hover()
     assert "is-hot" in arrow.get_attribute("class").split()
+    assert "is-hot" in column.get_attribute("class").split()  # in both drawings
     page.mouse.move(0, 0)
     assert "is-hot" not in arrow.get_attribute("class").split()
     fifth = page.locator("#journey > li:not([hidden])").nth(4)
-    other = fifth.get_attribute("data-step")
-    page.locator(f"svg.drawing #g-step-{other} a").focus()  # the reverse, by keyboard
+    other = _shown_steps(page)[4]
+    _arrow(page, other).locator("a").focus()  # the reverse, by keyboard
     assert "is-hot" in fifth.get_attribute("class").split()
-    assert page.locator(f"svg.drawing #g-step-{other} .num text").text_content() == "5"
-    page.locator(f"svg.drawing #g-step-{other} a").press("Enter")  # to the step in the list
+    assert _arrow(page, other).locator(".num text").text_content() == "5"
+    _arrow(page, other).locator("a").press("Enter")  # to the step in the list
     assert page.evaluate("document.activeElement.id") == f"step-{other}"
+    # an arrow off the path leads to its step among every step
+    page.goto(page.url.split("#")[0] + "#mode=eager&device=cpu&branch=none")
+    page.wait_for_function("document.getElementById('summary').textContent.includes('eager')")
+    _arrow(page, other).locator("a").press("Enter")
+    page.wait_for_url(f"**/pytorch/steps.html#step-{other}")
 
 
 @pytest.mark.slow
@@ -411,7 +499,7 @@ def test_stage_boxes_are_links_reached_by_keyboard(open_page: Any) -> None:
     assert stage_links, reached
     page.keyboard.press("Shift+Tab")
     page.evaluate("document.activeElement.blur()")
-    link = page.locator("svg.drawing #g-stage-torchinductor a")
+    link = page.locator("svg.drawing a[href$='#stage-torchinductor']")
     link.focus()
     outline = link.evaluate("a => getComputedStyle(a).outlineStyle")
     assert outline != "none"
@@ -424,12 +512,14 @@ def test_the_numbers_follow_the_chosen_path(open_page: Any) -> None:
     page = open_page(GPU_URL, DESKTOP)
     page.locator("label.choice:has(input[value=cpu])").click()
     page.wait_for_function("document.getElementById('summary').textContent.includes('CPU')")
-    shown = page.locator("#journey > li:not([hidden])").evaluate_all(
-        "items => items.map(i => i.dataset.step)"
-    )
+    shown = _shown_steps(page)
     for number, step in enumerate(shown, start=1):
-        text = page.locator(f"svg.drawing #g-step-{step} .num text").text_content()
+        text = _arrow(page, step).locator(".num text").text_content()
         assert text == str(number), step
+    on = page.locator("svg.drawing g.step.is-on > a").evaluate_all(
+        "links => links.map(a => a.getAttribute('href').split('#step-')[1])"
+    )
+    assert sorted(on) == sorted(shown)  # the chosen path is the one highlighted
     visible = page.locator("svg.drawing g.step:not(.is-on) .num").evaluate_all(
         "gs => gs.filter(g => getComputedStyle(g).display !== 'none').length"
     )
@@ -474,7 +564,7 @@ def test_a_phone_shows_the_path_as_a_column(open_page: Any, url: str, name: str)
     assert clipped == [], "text out of the drawing"
     assert all(t["right"] <= PHONE["width"] for t in texts)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    shown = column.evaluate("s => Array.from(s.querySelectorAll('[data-step]')).length")
+    shown = column.evaluate("s => s.querySelectorAll('g.step').length")
     listed = page.locator("#journey > li:not([hidden])").count()
     assert shown == listed  # the selected path, every step of it
     _shot(page, name)

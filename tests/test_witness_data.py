@@ -20,7 +20,7 @@ SCHEMA = ROOT / "schema" / "witness.schema.json"
 RECORDS = sorted((ROOT / "dataset" / "witness").glob("*.json"))
 # The raw runs of the modes of issue 24 (reduce-overhead, AOTInductor) have no shipped record
 # until their steps are in the dataset; the *.synthetic.json ones were written by hand.
-PENDING = {"raw-cpu-aotinductor.json", "raw-nvidia-h200-reduce-overhead.json"}
+PENDING: set[str] = set()
 RAW = sorted(
     p
     for p in (ROOT / "tests" / "fixtures" / "witness").glob("raw-*.json")

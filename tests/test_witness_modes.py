@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from atlas._witness import cli as witness_cli
-from atlas._witness._raw_modes import RawRunPlus
 from atlas._witness._report_markdown import to_markdown
 from atlas._witness._steps import PLUS_STEP_IDS, STEPS
 from atlas._witness.compare import compare, format_comparisons
 from atlas._witness.observe import build_record
 from atlas._witness.run import normalise_mode
+from atlas.models._raw import RawRun
 from atlas.models._witness import WitnessRecord
 
 FIXTURES = Path(__file__).parent / "fixtures" / "witness"
@@ -39,8 +39,8 @@ CUDA_GRAPH_STEPS = {
 }
 
 
-def _raw(path: Path) -> RawRunPlus:
-    return RawRunPlus.model_validate_json(path.read_text(encoding="utf-8"))
+def _raw(path: Path) -> RawRun:
+    return RawRun.model_validate_json(path.read_text(encoding="utf-8"))
 
 
 def _steps(record: WitnessRecord) -> dict[str, str]:
@@ -116,13 +116,26 @@ def test_cpu_aotinductor_recorded_run_shows_compiler_library_and_call() -> None:
     assert "only ahead of time" in record.modes[0].python_ends[0]
 
 
-def test_comparison_says_the_atlas_has_no_path_yet_and_does_not_fail() -> None:
+def test_comparison_of_a_new_mode_follows_its_documented_path() -> None:
     record = build_record(_raw(AOTI_GPU))
     (comparison,) = compare(record)
     assert not comparison.contradicted
-    assert "no path for AOTInductor" in comparison.note
+    assert comparison.note == ""
+    verdicts = {r.step: r.verdict for r in comparison.rows}
+    assert verdicts["pytorch-cpython-calls-aoti-runner"] == "documented and observed"
+    assert "observed, not documented" not in verdicts.values()
+
+
+def test_comparison_where_the_atlas_says_there_is_no_path_says_why_and_does_not_fail() -> None:
+    """reduce-overhead on a CPU: the dataset's no-path record gives the reason."""
+    gpu = build_record(_raw(RO_GPU))
+    record = gpu.model_copy(update={"device": "cpu"})
+    (comparison,) = compare(record)
+    assert not comparison.contradicted
+    assert comparison.note.startswith("the atlas documents no path here: ")
+    assert "has no path" in comparison.note
     assert {r.verdict for r in comparison.rows} == {"observed, not documented"}
-    assert "no path for AOTInductor" in format_comparisons((comparison,))
+    assert "the atlas documents no path here" in format_comparisons((comparison,))
 
 
 def test_comparison_of_another_unknown_mode_still_raises() -> None:
@@ -141,7 +154,8 @@ def test_report_names_the_mode_and_its_notes() -> None:
     text = to_markdown(record, compare(record))
     assert "## torch.compile (reduce-overhead)" in text
     assert "What the run showed of the mode" in text
-    assert "no path for torch.compile (reduce-overhead)" in text
+    assert "documented and observed" in text
+    assert "the atlas documents no path here" not in text
 
 
 def test_record_round_trips_as_json() -> None:

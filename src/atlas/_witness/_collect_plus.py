@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas._witness._progress import Progress, heartbeat
-from atlas._witness._raw_modes import CallTrace, ModeRunPlus, PackageMember, PackageTrace
 from atlas._witness._run_traces import CommandLog, cache_artifacts, disassemble, mapped_files
 from atlas._witness._torch_capture import (
     artifact_logs,
@@ -32,7 +31,7 @@ from atlas._witness._torch_capture import (
     recording_backend,
     reset_dynamo,
 )
-from atlas.models._raw import CapturedGraph
+from atlas.models._raw import CallTrace, CapturedGraph, ModeRun, PackageMember, PackageTrace
 
 if TYPE_CHECKING:
     from atlas._witness._workload import Workload
@@ -141,7 +140,7 @@ def _mode_options() -> dict[str, Any]:
 
 def reduce_overhead(
     work: Workload, root: Path, log: CommandLog, progress: Progress, *, cuda: bool
-) -> ModeRunPlus:
+) -> ModeRun:
     """Compile with reduce-overhead's options and watch the calls after the compiling one."""
     import torch
 
@@ -157,7 +156,7 @@ def reduce_overhead(
         if error is None:
             with torch.no_grad():
                 calls = watched_calls(lambda: work(compiled), cuda=cuda)
-    return ModeRunPlus(
+    return ModeRun(
         mode="reduce-overhead",
         started_at=started,
         ended_at=_now(),
@@ -220,7 +219,7 @@ def _build_package(work: Workload, root: Path, log: CommandLog, progress: Progre
 
 def aotinductor(
     work: Workload, root: Path, log: CommandLog, progress: Progress, *, cuda: bool
-) -> ModeRunPlus:
+) -> ModeRun:
     """Export, compile and package the model, load the package and call it."""
     import torch
 
@@ -253,7 +252,7 @@ def aotinductor(
         compile_s=compile_s,
         load_s=load_s,
     )
-    return ModeRunPlus(
+    return ModeRun(
         mode="aotinductor",
         started_at=started,
         ended_at=_now(),
@@ -269,8 +268,8 @@ def aotinductor(
     )
 
 
-def _failed_aoti(started: datetime, root: Path, log: CommandLog, error: str) -> ModeRunPlus:
-    return ModeRunPlus(
+def _failed_aoti(started: datetime, root: Path, log: CommandLog, error: str) -> ModeRun:
+    return ModeRun(
         mode="aotinductor",
         started_at=started,
         ended_at=_now(),

@@ -1,26 +1,29 @@
 """Probes of AOTInductor's steps: the export, the ``.pt2`` package, its loading and its calls.
 
 Each reads one mode of a raw run (a :class:`RunView` of an ``aotinductor``
-:class:`~atlas._witness._raw_modes.ModeRunPlus`) and returns its evidence; any other run has none.
+:class:`~atlas.models._raw.ModeRun`) and returns its evidence; any other run has none.
 """
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from atlas._witness import _parse_plus as plus
 from atlas._witness import parse
 from atlas._witness._probes_plus import package_member_names
-from atlas._witness._raw_modes import ModeRunPlus
 from atlas._witness._run_view import Probe, RunView, clip, listing
 from atlas.models._witness import Excerpt
+
+if TYPE_CHECKING:
+    from atlas.models._raw import ModeRun
 
 __all__ = ["PROBES"]
 
 
-def _aoti(view: RunView) -> ModeRunPlus | None:
+def _aoti(view: RunView) -> ModeRun | None:
     run = view.run
-    return run if isinstance(run, ModeRunPlus) and run.mode == "aotinductor" else None
+    return run if run.mode == "aotinductor" else None
 
 
 def traced_by_export(view: RunView) -> list[Excerpt]:

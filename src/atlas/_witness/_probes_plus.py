@@ -1,7 +1,7 @@
 """Probes of the steps of issue 24: CUDA graphs under reduce-overhead, and AOTInductor's package.
 
 Each probe reads one mode of a raw run (a :class:`RunView` of a
-:class:`~atlas._witness._raw_modes.ModeRunPlus`) and returns its evidence; a run of another
+:class:`~atlas.models._raw.ModeRun` of reduce-overhead) and returns its evidence; a run of another
 mode has none. :func:`mode_notes` says what a run showed of the mode itself, such as CUDA graphs
 skipped on a CPU: an honest "not applicable", not an error.
 """
@@ -9,18 +9,21 @@ skipped on a CPU: an honest "not applicable", not an error.
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from atlas._witness import _parse_plus as plus
 from atlas._witness import parse
-from atlas._witness._raw_modes import CallTrace, ModeRunPlus
 from atlas._witness._run_view import Probe, RunView, clip, listing
 from atlas.models._witness import Excerpt
+
+if TYPE_CHECKING:
+    from atlas.models._raw import CallTrace, ModeRun
 
 __all__ = ["PROBES", "mode_notes"]
 
 
-def _plus(view: RunView) -> ModeRunPlus | None:
-    return view.run if isinstance(view.run, ModeRunPlus) else None
+def _plus(view: RunView) -> ModeRun | None:
+    return view.run if view.run.mode in ("reduce-overhead", "aotinductor") else None
 
 
 def _names(call: CallTrace, device_type: str) -> list[str]:
@@ -50,7 +53,7 @@ def _replays(view: RunView) -> list[CallTrace]:
     ]
 
 
-def _skips(run: ModeRunPlus) -> int:
+def _skips(run: ModeRun) -> int:
     counters = run.calls[-1].counters if run.calls else run.dynamo_counters.get("inductor", {})
     return int(counters.get("cudagraph_skips", 0))
 
@@ -163,7 +166,7 @@ def mode_notes(view: RunView) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def package_member_names(run: ModeRunPlus) -> set[str]:
+def package_member_names(run: ModeRun) -> set[str]:
     """The file names of the package's members (for matching the mapped shared library)."""
     if run.package is None:
         return set()

@@ -131,7 +131,7 @@ def python_ends(
         return (sentence,)
     if run.error is not None:
         return ()
-    if str(run.mode) == "aotinductor":  # a ModeRunPlus (its mode is wider than ModeRun's)
+    if run.mode == "aotinductor":
         return _aoti_sentences(run, graphs)
     sentences = [s for g in graphs if (s := _graph_sentence(g))]
     resumed = bool(run.dynamo_counters.get("resumes"))

@@ -221,10 +221,10 @@ def _record(args: argparse.Namespace) -> Any:
     if args.record is not None:
         return records.WitnessRecord.model_validate_json(_read(args.record, "--record"))
     if args.from_raw is not None:
-        from atlas._witness._raw_modes import RawRunPlus  # noqa: PLC0415
         from atlas._witness.observe import build_record  # noqa: PLC0415
+        from atlas.models._raw import RawRun  # noqa: PLC0415
 
-        return build_record(RawRunPlus.model_validate_json(_read(args.from_raw, "--from-raw")))
+        return build_record(RawRun.model_validate_json(_read(args.from_raw, "--from-raw")))
     from atlas._witness import witness  # noqa: PLC0415
 
     return witness(

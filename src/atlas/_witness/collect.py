@@ -37,7 +37,6 @@ from typing import Any
 from atlas._witness._collect_plus import aotinductor, first_call, reduce_overhead, run_evidence
 from atlas._witness._environment import configure_torch, describe_device, versions
 from atlas._witness._progress import Progress, stderr_progress
-from atlas._witness._raw_modes import RawRunPlus
 from atlas._witness._run_traces import CommandLog
 from atlas._witness._torch_capture import (
     dispatched_ops,
@@ -54,7 +53,7 @@ from atlas._witness._workload import (
     tiny_workload,
 )
 from atlas._witness.errors import ModelSpecError
-from atlas.models._raw import CapturedGraph, ModeRun, ProfiledEvent
+from atlas.models._raw import CapturedGraph, ModeRun, ProfiledEvent, RawRun
 
 __all__ = ["collect", "main", "run_environment"]
 
@@ -150,7 +149,7 @@ def collect(
     model: str | None = None,
     inputs: str | None = None,
     given: Callable[[str], Workload] | None = None,
-) -> RawRunPlus:
+) -> RawRun:
     """Run the modes (``eager``, ``torch-compile``, ``all``, ``reduce-overhead``, ``aotinductor``).
 
     ``all`` is eager and torch.compile; the other two run only when named.
@@ -187,7 +186,7 @@ def collect(
         modes.append(reduce_overhead(first, root, log, progress, cuda=cuda))
     if mode == "aotinductor":
         modes.append(aotinductor(first, root, log, progress, cuda=cuda))
-    return RawRunPlus(
+    return RawRun(
         device="nvidia-gpu" if cuda else "cpu",
         device_name=device_name,
         device_detail=detail,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from atlas._witness._steps import mode_name
+from atlas.errors import NoPathError
 
 if TYPE_CHECKING:
     from atlas.models._witness import StepObservation, WitnessRecord
@@ -87,20 +88,6 @@ _EXPLAINED: dict[Verdict, str] = {
 }
 
 
-_PENDING_MODES = frozenset({"reduce-overhead", "aotinductor"})
-"""Modes of issue 24's draft: until the dataset has their paths, nothing is documented for them."""
-
-
-def _pending(mode: str, device: str, error: Exception) -> str:
-    """Why a mode of the draft has no documented path here."""
-    if (mode, device) == ("reduce-overhead", "cpu"):
-        return (
-            "reduce-overhead has no path on a CPU: CUDA graphs record and replay work on a CUDA "
-            "device only, and the run shows the graphs skipped"
-        )
-    return f"the atlas has no path for {mode_name(mode)} on {device} yet ({error})"
-
-
 _SEEN = frozenset({"documented and observed", "observed, not documented"})
 
 
@@ -147,10 +134,8 @@ def compare(
         note = ""
         try:
             ids = tuple(lookup(mode.mode, record.device))
-        except (LookupError, ValueError) as error:
-            if mode.mode not in _PENDING_MODES:
-                raise
-            ids, note = (), _pending(mode.mode, record.device, error)
+        except NoPathError as error:  # the dataset says why: nothing is documented for it
+            ids, note = (), f"the atlas documents no path here: {error}"
         seen = {o.step: o for o in mode.steps}
         rows: list[StepComparison] = []
         for step in ids:

@@ -13,7 +13,6 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from atlas._witness._raw_modes import RawRunPlus
 from atlas._witness._workload import check_spec
 from atlas._witness.errors import (
     CudaUnavailableError,
@@ -22,6 +21,7 @@ from atlas._witness.errors import (
     WitnessRunError,
     WitnessValueError,
 )
+from atlas.models._raw import RawRun
 
 __all__ = [
     "DEVICES",
@@ -116,7 +116,7 @@ def run_collector(
     timeout: float = 1800.0,
     model: str | None = None,
     inputs: str | None = None,
-) -> RawRunPlus:
+) -> RawRun:
     """Run the collector in a fresh process and temporary caches; return what it collected.
 
     Progress goes to this process's standard error. ``raw_output``, if given, receives a copy
@@ -157,7 +157,7 @@ def run_collector(
             shutil.copyfile(result, tmp_copy)
             tmp_copy.replace(raw_output)
     try:
-        return RawRunPlus.model_validate_json(text)
+        return RawRun.model_validate_json(text)
     except ValidationError as exc:
         raise WitnessRunError(f"the witness run wrote an unreadable result: {exc}") from None
 

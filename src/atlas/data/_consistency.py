@@ -206,7 +206,7 @@ def step_references_and_conditions(document: AtlasDocument) -> list[Problem]:
     atlases = {a.id: a for a in document.atlases}
     known = _Known(
         stages={s.id: s for s in document.stages},
-        steps={s.id for s in document.steps},
+        steps={s.id: s.atlas for s in document.steps},
         concepts=_concepts(document),
         schemes={s.id: s for s in document.schemes},
     )
@@ -224,7 +224,7 @@ class _Known:
     """The records that the steps name, by id."""
 
     stages: dict[str, Stage]
-    steps: set[str]
+    steps: dict[str, str]  # step id -> its atlas
     concepts: set[str]
     schemes: dict[str, ConceptScheme]
 
@@ -260,7 +260,25 @@ def _step_references(known: _Known, step: Step, atlas: Atlas | None) -> list[Pro
     if step.branch is not None and step.branch not in concepts:
         message = f"branch {step.branch!r} is not a known concept"
         problems.append(_bad("step", step.id, message, code="dangling"))
-    return problems
+    return problems + _read_after(known, step)
+
+
+def _read_after(known: _Known, step: Step) -> list[Problem]:
+    """The step a step is read after is another step of its atlas."""
+    after = step.read_after
+    if after is None:
+        return []
+    if after == step.id:
+        message, hint = "is read after itself", "drop ea:readAfter or name another step"
+    elif after not in known.steps:
+        message = f"is read after an unknown step {after!r}"
+        hint = f"declare step:{after} or fix the id"
+    elif known.steps[after] != step.atlas:
+        message = f"is read after step {after!r} of another atlas ({known.steps[after]!r})"
+        hint = f"name a step of atlas {step.atlas!r}"
+    else:
+        return []
+    return [_bad("step", step.id, message, hint=hint, code="dangling")]
 
 
 def _step_conditions(known: _Known, step: Step, atlas: Atlas) -> list[Problem]:

@@ -41,6 +41,7 @@ _REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
         ("whenAny", "schemes"),
         ("citations", "citations"),
         ("replacedBy", "steps"),
+        ("readAfter", "steps"),
     ),
     "relations": (
         ("atlas", "atlases"),

@@ -15,10 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "RAW_FORMAT",
     "Artifact",
+    "CallTrace",
     "CapturedGraph",
     "DispatchedOp",
     "FirstCall",
     "ModeRun",
+    "PackageMember",
+    "PackageTrace",
     "ProfiledEvent",
     "RawRun",
     "Versions",
@@ -41,7 +44,7 @@ WarmCall = Annotated[
 ]
 """The time of a mode's warm call (the raw run's and the record's)."""
 
-RawMode = Literal["eager", "torch-compile"]
+RawMode = Literal["eager", "torch-compile", "reduce-overhead", "aotinductor"]
 RawDevice = Literal["cpu", "nvidia-gpu"]
 
 
@@ -247,8 +250,55 @@ class Artifact(_Frozen):
     )
 
 
+class CallTrace(_Frozen):
+    """One call of the compiled (or loaded) model, after the first, watched on its own."""
+
+    number: int = Field(ge=1, description="Which call it was (1 is the compiling call).")
+    seconds: float = Field(ge=0, description="Seconds the call took (the GPU waited for).")
+    profiled: tuple[ProfiledEvent, ...] = Field(
+        default=(), description="The profiler's events of this call alone."
+    )
+    counters: dict[str, int] = Field(
+        default_factory=dict,
+        description="torch._dynamo.utils.counters['inductor'] after the call (cumulative).",
+    )
+    error: str | None = Field(
+        default=None, description="'Name: message' when profiling this call failed."
+    )
+
+
+class PackageMember(_Frozen):
+    """A file inside the ``.pt2`` zip archive."""
+
+    name: str = Field(description="Its name in the archive.")
+    size: int = Field(ge=0, description="Its uncompressed size in bytes.")
+
+
+class PackageTrace(_Frozen):
+    """The ``.pt2`` package AOTInductor wrote, and what loading it did."""
+
+    path: str = Field(description="Path relative to the run's temporary folder.")
+    size: int = Field(ge=0, description="Size in bytes.")
+    members: tuple[PackageMember, ...] = Field(description="The archive's members.")
+    loader: str | None = Field(
+        default=None, description="The type of the loaded model, e.g. 'AOTICompiledModel'."
+    )
+    mapped_before_load: tuple[str, ...] = Field(
+        default=(), description="Run-made shared objects mapped before the package was loaded."
+    )
+    export_s: float | None = Field(default=None, ge=0, description="Seconds torch.export took.")
+    compile_s: float | None = Field(
+        default=None, ge=0, description="Seconds aoti_compile_and_package took."
+    )
+    load_s: float | None = Field(default=None, ge=0, description="Seconds loading took.")
+
+
 class ModeRun(_Frozen):
-    """What one mode of the run (eager or torch.compile) left behind."""
+    """What one mode of the run left behind.
+
+    Under reduce-overhead and AOTInductor also the calls one by one, the ``cudagraphs`` log and
+    the ``.pt2`` package.
+    """
 
     mode: RawMode = Field(description="The mode, named as in the atlas.")
     started_at: datetime = Field(description="When the mode started (UTC).")
@@ -293,6 +343,13 @@ class ModeRun(_Frozen):
     )
     first_call_s: FirstCall = None
     warm_call_s: WarmCall = None
+    calls: tuple[CallTrace, ...] = Field(
+        default=(), description="The calls after the first, each watched on its own."
+    )
+    log: tuple[str, ...] = Field(
+        default=(), description="Messages of Inductor's 'cudagraphs' log, verbatim."
+    )
+    package: PackageTrace | None = Field(default=None, description="AOTInductor's package.")
 
 
 class RawRun(_Frozen):

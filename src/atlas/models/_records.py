@@ -48,7 +48,7 @@ __all__ = [
     "Technology",
 ]
 
-SCHEMA_VERSION = "2.3.0"
+SCHEMA_VERSION = "2.4.0"
 SCHEMA_URL = f"{BASE_IRI}schema/atlas-{SCHEMA_VERSION.split('.', 1)[0]}.schema.json"
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 
@@ -207,6 +207,14 @@ class Step(_Cited):
         description=(
             "The branch the step belongs to (ea:inBranch), e.g. 'pytorch-branch/graph-breaks': "
             "it is part of a path only when that branch is asked for."
+        ),
+    )
+    read_after: Id | None = Field(
+        None,
+        description=(
+            "The step this one is read right after in a path (ea:readAfter), where its "
+            "from-stage would place it earlier, e.g. a run-time call read after the steps that "
+            "build the model ahead of time; only the numbering changes."
         ),
     )
     order: int | None = Field(None, description="Curated position; breaks ties in journeys.")

@@ -175,6 +175,7 @@ CLASSES: dict[str, ClassMap] = {
                 _t("whenAny", "ea:whenAny", "refs", "scheme/"),
                 _t("endsPython", "ea:endsPython", "bool"),
                 _t("branch", "ea:inBranch", "ref", "scheme/"),
+                _t("readAfter", "ea:readAfter", "ref", "step/"),
                 Term("claims", "ea:about", "reverse", None, "Claim"),
                 _ORDER,
                 _t("deprecated", "owl:deprecated", "bool"),

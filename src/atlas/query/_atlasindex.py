@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import heapq
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ __all__ = [
     "Value",
     "build",
     "dimension",
+    "read_after",
     "topological",
     "value_keys",
 ]
@@ -183,7 +184,42 @@ def _journey_order(
         return [], None, list(range(len(live)))
     position = {sid: p for p, sid in enumerate(whole)}
     # sorted is stable: curated order breaks ties
-    return whole, position, sorted(range(len(live)), key=lambda i: position[live[i].from_stage])
+    by_stage = sorted(range(len(live)), key=lambda i: position[live[i].from_stage])
+    return whole, position, read_after(live, by_stage)
+
+
+def read_after(steps: Sequence[Step], order: list[int]) -> list[int]:
+    """``order`` (indices into ``steps``), each step read after a later one moved behind it.
+
+    A step's ``read_after`` names the step it is read right after; several behind one step keep
+    their order. Only later: a step whose ``read_after`` is already before it stays, and so a
+    journey order stays one (a step moved later still starts at a stage reached before it).
+
+    >>> from types import SimpleNamespace as S
+    >>> steps = [S(id="a", read_after=None), S(id="b", read_after="d"), S(id="c", read_after=None),
+    ...          S(id="d", read_after=None), S(id="e", read_after="a")]
+    >>> read_after(steps, [0, 1, 2, 3, 4])
+    [0, 2, 3, 1, 4]
+    """
+    place = {steps[i].id: n for n, i in enumerate(order)}
+    behind: dict[int, list[int]] = {}
+    moved: set[int] = set()
+    for n, i in enumerate(order):
+        target = place.get(steps[i].read_after or "")
+        if target is not None and target > n:
+            behind.setdefault(order[target], []).append(i)
+            moved.add(i)
+    result: list[int] = []
+
+    def put(i: int) -> None:
+        result.append(i)
+        for follower in behind.get(i, ()):
+            put(follower)
+
+    for i in order:
+        if i not in moved:
+            put(i)
+    return result
 
 
 def _lookups(

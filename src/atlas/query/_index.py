@@ -31,7 +31,7 @@ from atlas.models import (
 )
 from atlas.models._names import fold
 from atlas.query import _atlasindex, _nopaths
-from atlas.query._atlasindex import AtlasIndex, Dimension, Value, topological
+from atlas.query._atlasindex import AtlasIndex, Dimension, Value, read_after, topological
 from atlas.query._construct import PATH_FIELDS, STEP_FIELDS, construct
 
 __all__ = ["DEFAULT_ATLAS", "Index"]
@@ -378,7 +378,7 @@ class Index:
         order = topological(aindex.atlas, [live[i] for i in picked], aindex.rank)
         position = {sid: i for i, sid in enumerate(order)}
         picked.sort(key=lambda i: position[live[i].from_stage])  # stable: curated order first
-        return picked, order
+        return read_after(live, picked), order
 
     # Kahn's algorithm from the entry stage; ties broken by curated order, then id
     _topological = staticmethod(topological)

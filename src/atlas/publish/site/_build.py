@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas.data import _atomic
+from atlas.publish.site._deferred import unindent
 from atlas.publish.site._render import STATIC_FILES, environment, site_files
 from atlas.publish.site._views import SiteError, tracker
 
@@ -40,7 +41,6 @@ _MARKER_TEXT = (
 # a site written before builds left a marker: these files, and the JSON export beside them
 _EARLIER_SITE = frozenset({"index.html", "graph.html", *STATIC_FILES})
 _DOWNLOAD = re.compile(r"execution-atlas-.+\.json")
-_INDENT = re.compile(r"\n[ \t]+")
 _AT_FDCWD = -100  # <fcntl.h>: paths relative to the current folder
 _RENAME_EXCHANGE = 2  # <linux/fs.h>: renameat2 swaps the two paths
 
@@ -120,7 +120,7 @@ def build(
 def _write(folder: Path, name: str, text: str) -> str:
     """Write one file of the site into ``folder``, on disk before the swap; return ``name``."""
     if name.endswith(".html"):
-        text = _INDENT.sub("\n", text)  # the templates' indentation is not content
+        text = unindent(text)
     path = folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="\n") as handle:

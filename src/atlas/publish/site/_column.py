@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from atlas.publish.site._graph import SVG_NS
+from atlas.publish.site._graph import SVG_NS, markup
 from atlas.publish.site._layout import PYTHON_ZONE
 
 __all__ = ["Arrow", "Box", "column"]
@@ -133,7 +133,7 @@ def column(boxes: Sequence[Box], arrows: Sequence[Arrow], *, label: str) -> str:
     _draw(svg, boxes, arrows, straight, plan)
     svg.set("viewBox", f"0 0 {WIDTH} {plan.height:g}")
     svg.set("width", str(WIDTH))
-    return ET.tostring(svg, encoding="unicode")
+    return markup(svg)
 
 
 def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: object) -> ET.Element:
@@ -146,13 +146,13 @@ def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: object) 
     return element
 
 
-def _link(parent: ET.Element, kind: str, item: Box | Arrow, classes: str) -> ET.Element:
-    """A stage's or step's element, and its link.
+def _link(parent: ET.Element, item: Box | Arrow, classes: str) -> ET.Element:
+    """A stage's or step's element, and its link (which names the stage or step it leads to).
 
     A box is named by its text, an arrow (whose text may be its number alone) by its tooltip;
     no hover tooltips: every text is shown whole.
     """
-    group = _el(parent, "g", class_=classes, **{f"data_{kind}": item.id})
+    group = _el(parent, "g", class_=classes)
     if isinstance(item, Arrow):
         return _el(group, "a", href=item.href, aria_label=item.tooltip)
     return _el(group, "a", href=item.href)
@@ -173,25 +173,25 @@ def _draw(
     attached: dict[str, int] = {}
     for arrow in arrows:
         tail, head = pos[arrow.tail], pos[arrow.head]
-        link = _link(svg, "step", arrow, "step")
+        link = _link(svg, arrow, "step")
         if arrow.id in straight:
             _straight(link, arrow, plan, tail)
         else:
             _side(link, arrow, plan, (tail, head), attached)
     for box, top, height in zip(boxes, plan.tops, plan.heights, strict=True):
-        link = _link(svg, "stage", box, " ".join(box.classes))
+        link = _link(svg, box, " ".join(box.classes))
         x, w = plan.inset, plan.width - 2 * plan.inset
         _el(link, "rect", x=x, y=top, width=w, height=height, rx=6)
         names = _lines(box.name, w - 16, NAME_PX)
-        for i, line in enumerate(names):
-            _el(link, "text", line, x=x + 10, y=top + 8 + 13 + LINE * i, class_="name")
-        _el(link, "text", box.kind, x=x + 10, y=top + 8 + LINE * len(names) + 13, class_="kind")
+        for i, line in enumerate(names):  # its name, then its kind (smaller: site.css)
+            _el(link, "text", line, x=x + 10, y=top + 8 + 13 + LINE * i)
+        _el(link, "text", box.kind, x=x + 10, y=top + 8 + LINE * len(names) + 13)
 
 
 def _badge(parent: ET.Element, x: float, y: float, number: int) -> None:
     badge = _el(parent, "g", class_="num")
     _el(badge, "circle", cx=x, cy=y, r=BADGE_R)
-    _el(badge, "text", str(number), x=x, y=y + 4.2, text_anchor="middle")
+    _el(badge, "text", str(number), x=x, y=y + 4.2)  # centred on x (site.css)
 
 
 def _straight(link: ET.Element, arrow: Arrow, plan: _Plan, tail: int) -> None:
@@ -205,7 +205,7 @@ def _straight(link: ET.Element, arrow: Arrow, plan: _Plan, tail: int) -> None:
     _badge(link, x, middle, arrow.number)
     first = middle + 4.2 - 7.5 * (len(text) - 1)
     for i, line in enumerate(text):
-        _el(link, "text", line, x=x + BADGE_R + 5, y=first + 15 * i, class_="label")
+        _el(link, "text", line, x=x + BADGE_R + 5, y=first + 15 * i)  # the label (site.css)
 
 
 def _side(

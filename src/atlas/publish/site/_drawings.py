@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from atlas.data import _atomic, _resources
 from atlas.publish.site._column import Arrow, Box, column
-from atlas.publish.site._graph import Drawing, Edge, Node, PathDrawing, wrap
+from atlas.publish.site._graph import Drawing, Edge, Node, PathDrawing, relative, wrap
 from atlas.publish.site._layout import Layout, LayoutError, digest, dot_layout, dumps, loads, source
 from atlas.publish.site._views import css_token, groups
 
@@ -54,14 +54,13 @@ class _Spec:
 
 
 def _spec(page: Page, atlas: Atlas | None, views: Sequence[View]) -> _Spec:
-    """What the drawing of an atlas (``None``: of everything) shows, marked for every view."""
+    """What the drawing of an atlas (``None``: of everything) shows; numbered if it has views.
+
+    Which stages and steps each view takes is in the page's data, not in the drawing.
+    """
     stages, steps = page.stages_of(atlas), page.steps_of(atlas)
     if not stages and atlas is not None:
         return _technology_spec(page, atlas)
-    on: dict[str, list[str]] = {}
-    for view in views:
-        for item_id in [*(s.id for s in view.path.stages), *(j.id for j in view.path.steps)]:
-            on.setdefault(item_id, []).append(f"on-{view.slug}")
     shared = {s.id for s in page.shared_stages()} if atlas is None else set()
     home = atlas.id if atlas else None
     nodes = tuple(
@@ -72,7 +71,6 @@ def _spec(page: Page, atlas: Atlas | None, views: Sequence[View]) -> _Spec:
                 "stage",
                 f"kind-{css_token(s.kind.split('/', 1)[-1])}",
                 *(("shared",) if s.id in shared else ()),
-                *on.get(s.id, ()),
             ),
             tooltip=f"Stage: {s.label} ({page.kind_label(s.kind)})"
             + (f"; in {page.atlas_names(s.atlases)}" if s.id in shared else ""),
@@ -88,7 +86,7 @@ def _spec(page: Page, atlas: Atlas | None, views: Sequence[View]) -> _Spec:
             tail=s.from_stage,
             head=s.to_stage,
             label=s.verb,
-            classes=("step", *on.get(s.id, ())),
+            classes=("step",),
             tooltip=f"Step: {page.step_label(s)} (when: {page.when(s)})",
             href=page.step_href(s),
         )
@@ -107,7 +105,6 @@ def _technology_spec(page: Page, atlas: Atlas) -> _Spec:
             lines=(*wrap(t.label, 20), page.kind_label(t.kind)),
             classes=("technology", f"kind-{css_token(t.kind.split('/', 1)[-1])}"),
             tooltip=f"Technology: {t.label} ({page.kind_label(t.kind)})",
-            element="technology",
             href=page.technology_href(t.id),
         )
         for t in page.technologies()
@@ -124,7 +121,6 @@ def _technology_spec(page: Page, atlas: Atlas) -> _Spec:
                 f"{page.technology_label(r.from_technology)} is {r.relation}"
                 f" {page.technology_label(r.to_technology)}"
             ),
-            element="relation",
         )
         for r in relations
     )
@@ -203,6 +199,7 @@ def drawings(page: Page, views: Mapping[str, Sequence[View]]) -> dict[str, Drawi
             spec.edges,
             spec.numbered,
             tuple(path_drawings(page, atlases[key], views[key])) if key in views else (),
+            page.steps_page(atlases[key]) if key in atlases else None,
         )
         for key, spec in specs.items()
     }
@@ -242,7 +239,7 @@ def _column(page: Page, atlas: Atlas, group: PathGroup) -> str:
             kind=page.kind_label(s.kind),
             classes=("stage", f"kind-{css_token(s.kind.split('/', 1)[-1])}"),
             tooltip=f"Stage: {s.label} ({page.kind_label(s.kind)})",
-            href="../" + page.stage_href(s, atlas.id),
+            href=relative(page.stage_href(s, atlas.id), "../", f"{atlas.id}/"),
             python=s.executes_in_python,
         )
         for s in group.stages

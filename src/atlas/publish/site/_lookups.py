@@ -236,6 +236,10 @@ class Lookups:
         """The link, relative to the site root, to a step's entry among every step."""
         return f"{step.atlas}/{STEPS_PAGE}#step-{step.id}"
 
+    def steps_page(self, atlas: Atlas) -> str:
+        """The page of every step of an atlas, relative to the site root."""
+        return f"{atlas.id}/{STEPS_PAGE}"
+
     def counts(self, atlas: Atlas) -> str:
         """What an atlas holds, e.g. '12 stages, 19 steps' or '25 technologies, 24 relations'."""
         stages, steps = len(self.stages_of(atlas)), len(self.steps_of(atlas))

@@ -64,7 +64,9 @@ class Page(Texts):
         """What the page script needs: the dimensions, the default view, each view's texts.
 
         Each dimension has its name in the URL (``key``), its label, and its values, each with
-        its name, label and the names it may be given in the URL (``keys``, folded).
+        its name, label and the names it may be given in the URL (``keys``, folded). Each view
+        names its steps and stages by their places in ``stepIds`` and ``stageIds`` (the page
+        script highlights them in the drawing).
         """
         choices = [
             {
@@ -85,13 +87,16 @@ class Page(Texts):
             ]
             choices.append({"key": BRANCH_KEY, "label": "branch", "values": [none, *values]})
         step_ids = list(dict.fromkeys(j.id for v in views for j in v.path.steps))
+        stage_ids = list(dict.fromkeys(s.id for v in views for s in v.path.stages))
         position = {step: n for n, step in enumerate(step_ids)}
+        place = {stage: n for n, stage in enumerate(stage_ids)}
         describe = self._description(atlas, views)
         return {
             "entry": atlas.entry_stage,
             "default": default_view(views).slug,
             "dimensions": choices,
             "stepIds": step_ids,
+            "stageIds": stage_ids,
             # the drawing's description of every view: '{summary}' stands for the view's
             "describe": describe,
             "views": [
@@ -100,6 +105,7 @@ class Page(Texts):
                     "values": v.values,
                     "summary": v.path.summary,
                     "steps": [position[j.id] for j in v.path.steps],  # indices in stepIds
+                    "stages": [place[s.id] for s in v.path.stages],  # indices in stageIds
                     **({} if describe else {"description": self.describe(atlas, v)}),
                 }
                 for v in views

@@ -8,7 +8,8 @@ the reference pages beside them: every stage (``stages.html``), every step (``st
 and the sources and witness runs (``sources.html``). An atlas of technologies gets its page and
 its sources. Each stage and step has a page at the path of its IRI (``stage/<id>/index.html``,
 see :mod:`atlas.publish.site._records`).
-Then ``graph.html`` (the full graph) and ``index.html`` (every atlas).
+Then ``graph.html`` (the full graph) and ``index.html`` (every atlas). The pages share
+``site.js`` and ``site.css``, which ends with the colours of each kind in the data.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from atlas.publish.site._drawings import drawings as laid_out
 from atlas.publish.site._lookups import SOURCES_PAGE, STAGES_PAGE, STEPS_PAGE
 from atlas.publish.site._pages import Page
 from atlas.publish.site._records import record_page, record_pages
+from atlas.publish.site._texts import first_sentence
 from atlas.publish.site._views import (
     SiteError,
     View,
@@ -56,6 +58,7 @@ def environment() -> Any:
         lstrip_blocks=True,
     )
     env.filters["token"] = css_token
+    env.filters["first_sentence"] = first_sentence
     env.globals.update(stages_page=STAGES_PAGE, steps_page=STEPS_PAGE, sources_page=SOURCES_PAGE)
     env.globals["record_page"] = record_page
     # a check time is shown as its day (pav:retrievedOn is a date-time, midnight UTC here)
@@ -70,10 +73,13 @@ def site_files(
     page = Page(document, issues_url)
     static = resources.files("atlas.publish.site") / "static"
     for name in STATIC_FILES:
-        yield name, (static / name).read_text(encoding="utf-8")
+        text = (static / name).read_text(encoding="utf-8")
+        if name == "site.css":  # the colours of the kinds, from the data: once for every page
+            text += f"\n/* the colours of each kind of stage and technology */\n{page.kind_css()}\n"
+        yield name, text
     yield page.download, export.dumps(document)
 
-    common = {"site": page, "doc": document, "kind_css": page.kind_css()}
+    common = {"site": page, "doc": document}
     all_views = {atlas.id: page.views(atlas) for atlas in page.atlases}
     drawings = laid_out(page, all_views)  # a drawing per atlas, and of everything ("")
     for atlas in page.atlases:

@@ -4,12 +4,13 @@
 that the templates show as they are (Jinja2 escapes them): when a step applies, its quotes
 strongest first and each of its sentences with the quotes that back it, which sources an atlas
 quotes, a link that opens an issue about a record on the project's tracker, and the text
-alternative of each drawing.
+alternative of each drawing. :func:`first_sentence` gives a page's summary for search engines.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,10 +23,29 @@ if TYPE_CHECKING:
     from atlas.models import Atlas, Claim, Evidence, Relation, Source, Stage, Step, Technology
     from atlas.publish.site._views import View
 
-__all__ = ["Sentence", "Texts"]
+__all__ = ["Sentence", "Texts", "first_sentence"]
 
 
 Level = Literal["full", "partial", "observed", "unsupported"]
+# a sentence ends at '.', '!' or '?' before the next one's capital letter or digit (not 'e.g. x')
+_FIRST_SENTENCE = re.compile(r"\s*(.+?[.!?])(?=\s+[A-Z0-9]|\s*$)", re.DOTALL)
+# what a query may hold unencoded besides letters and digits (RFC 3986), but for '&', '=' and '+'
+_QUERY_SAFE = ":/(),"
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (all of it when it has one).
+
+    A page's description for search engines, which show a sentence or two, where the page
+    itself shows the whole text.
+
+    >>> first_sentence("It runs torch.compile, e.g. on a GPU. Then more.")
+    'It runs torch.compile, e.g. on a GPU.'
+    >>> first_sentence("No full stop")
+    'No full stop'
+    """
+    found = _FIRST_SENTENCE.match(text)
+    return found.group(1) if found else text.strip()
 
 
 @dataclass(frozen=True)
@@ -130,7 +150,8 @@ class Texts(Lookups):
             f"{self.record_iri(record)} (data {self.document.version})\n\n"
             "What is wrong, and a better source (its URL and exact words):\n"
         )
-        query = urllib.parse.urlencode({"title": title, "body": body}, quote_via=urllib.parse.quote)
+        # form-encoded, as GitHub reads it ('+': a space), no more escaped than a query needs
+        query = urllib.parse.urlencode({"title": title, "body": body}, safe=_QUERY_SAFE)
         return f"{self.tracker}/new?{query}"
 
     def cited_in(self, atlas: Atlas) -> list[Evidence]:

@@ -4,9 +4,10 @@
    writes the choice to the URL fragment (#mode=...&device=...), one history entry per choice,
    so that Back undoes it. A value the page does not know is reported, never silently replaced.
    Links within the page keep the choice in the URL too (#mode=...&at=<id of the target>).
-   What only the other views show is not in the page (its shells carry data-deferred; the data node names the file in data-src): it is in
-   views.js beside the page, loaded when another view is first asked for (or the form is
-   approached), and put in its shells before that view is shown. */
+   What only the other views show is not in the page: each part of it has left a hidden, empty
+   shell (data-deferred="<key>"), and the parts are in views.js beside the page (the data node
+   names it in data-src), loaded when another view is first asked for (or the form is
+   approached); each part takes the place of its shell before that view is shown. */
 (function () {
   "use strict";
   var form = document.getElementById("selector");
@@ -17,21 +18,23 @@
   var notice = document.getElementById("notice");
   var svg = document.querySelector("svg.drawing");
   var desc = svg ? svg.querySelector("desc") : null;
-  var marked = svg ? svg.querySelectorAll("g.stage, g.step") : [];
+  var marked = [];  // each box and arrow of the drawing, and what its link names (step-<id>)
+  if (svg) {
+    svg.querySelectorAll("g.stage > a, g.step > a").forEach(function (link) {
+      marked.push([link.parentNode, (link.getAttribute("href") || "").split("#").pop()]);
+    });
+  }
   var baseTitle = document.title;
   var current = null;
   var lastTarget = null;
   var waiting = null;  // what to do once views.js has come (null: not asked for yet)
 
-  /* Fill the shells with what views.js brought; true when none is left empty. */
+  /* Put what views.js brought in the place of the shells; true when no shell is left. */
   function fill() {
     var parts = window.atlasDeferred || {};
     document.querySelectorAll("[data-deferred]").forEach(function (shell) {
       var key = shell.getAttribute("data-deferred");
-      if (Object.prototype.hasOwnProperty.call(parts, key)) {
-        shell.innerHTML = parts[key];
-        shell.removeAttribute("data-deferred");
-      }
+      if (Object.prototype.hasOwnProperty.call(parts, key)) { shell.outerHTML = parts[key]; }
     });
     return !document.querySelector("[data-deferred]");
   }
@@ -150,21 +153,21 @@
     if (list) {
       var items = {};
       Array.prototype.forEach.call(list.children, function (item) {
-        items[item.getAttribute("data-step")] = item;
+        items[item.id] = item;  // step-<id>
         item.hidden = true;
       });
       view.steps.forEach(function (index) {
-        var item = items[data.stepIds[index]];
+        var item = items["step-" + data.stepIds[index]];
         if (item) { item.hidden = false; list.appendChild(item); }
       });
     }
     document.querySelectorAll("[data-views]").forEach(function (element) {
       element.hidden = element.getAttribute("data-views").split(" ").indexOf(view.slug) === -1;
     });
-    var token = "on-" + view.slug;
-    Array.prototype.forEach.call(marked, function (element) {
-      element.classList.toggle("is-on", element.classList.contains(token));
-    });
+    var on = {};  // the view's stages and steps
+    view.stages.forEach(function (index) { on["stage-" + data.stageIds[index]] = true; });
+    view.steps.forEach(function (index) { on["step-" + data.stepIds[index]] = true; });
+    marked.forEach(function (each) { each[0].classList.toggle("is-on", on[each[1]] === true); });
     if (summary) { summary.textContent = "Showing " + view.summary + "."; }
     if (desc) { desc.textContent = describe(view); }
     document.title = titleOf(view) + " \u2014 " + baseTitle;
@@ -267,19 +270,34 @@
    the full graph) zooms with buttons and opens on the selected path. */
 (function () {
   "use strict";
+  var NAMED = /#(step|stage)-([^#]+)$/;  // a box's or an arrow's link names its stage or step
   var figure = document.getElementById("drawing");
   var frame = figure ? figure.querySelector(".drawing-scroll") : null;
   var svg = frame ? frame.querySelector("svg.drawing") : null;
   var hot = [];
 
+  /* What an element of a drawing or of the list of steps stands for: [kind, id] (kind: "stage"
+     or "step"), or null. An item of the list has the id step-<id>; a box or an arrow is named
+     by its link. */
+  function itemOf(element) {
+    var found = element && element.closest ? element.closest("#journey > li, svg a") : null;
+    if (!found) { return null; }
+    var name = found.tagName === "LI" ? "#" + found.id : found.getAttribute("href") || "";
+    var named = NAMED.exec(name);
+    return named ? [named[1], named[2]] : null;
+  }
+
+  /* Light up a stage or step everywhere it is shown: its boxes or arrows, its item in the list. */
   function light(element) {
     hot.forEach(function (item) { item.classList.remove("is-hot"); });
     hot = [];
-    var item = element && element.closest ? element.closest("[data-step], [data-stage]") : null;
+    var item = itemOf(element);
     if (!item) { return; }
-    var key = item.hasAttribute("data-step") ? "data-step" : "data-stage";
-    var selector = "[" + key + "=\"" + CSS.escape(item.getAttribute(key)) + "\"]";
-    hot = Array.prototype.slice.call(document.querySelectorAll(selector));
+    var ending = CSS.escape("#" + item[0] + "-" + item[1]);
+    var links = document.querySelectorAll("svg a[href$=\"" + ending + "\"]");
+    hot = Array.prototype.map.call(links, function (link) { return link.parentNode; });
+    var entry = document.getElementById("step-" + item[1]);
+    if (item[0] === "step" && entry && entry.closest("#journey")) { hot.push(entry); }
     hot.forEach(function (each) { each.classList.add("is-hot"); });
   }
 
@@ -294,26 +312,29 @@
     });
   });
 
-  /* An arrow leads to its step in the list while the step is shown there, else to its page. */
+  /* An arrow leads to its step in the list while the step is shown there, else to its entry
+     on the page of every step (which the drawing names in data-steps). */
   document.addEventListener("click", function (event) {
-    var link = event.target.closest ? event.target.closest("svg a") : null;
-    var group = link ? link.closest("[data-step]") : null;
-    if (!group || !link.hasAttribute("data-href")) { return; }
-    var item = document.getElementById("step-" + group.getAttribute("data-step"));
-    var inList = item && item.closest("#journey") && !item.hidden;
-    link.setAttribute("href", inList ? "#" + item.id : link.getAttribute("data-href"));
+    var link = event.target.closest ? event.target.closest("svg.drawing[data-steps] a") : null;
+    var item = itemOf(link);
+    if (!item || item[0] !== "step") { return; }
+    var entry = document.getElementById("step-" + item[1]);
+    var inList = entry && entry.closest("#journey") && !entry.hidden;
+    var page = link.closest("svg").getAttribute("data-steps");
+    link.setAttribute("href", inList ? "#" + entry.id : page + "#step-" + item[1]);
   }, true);
 
   /* Number the arrows of the whole drawing as the steps shown in the list. */
   function renumber() {
     var numbers = {};
-    document.querySelectorAll("#journey > li[data-step]:not([hidden])").forEach(function (item, i) {
-      numbers[item.getAttribute("data-step")] = String(i + 1);
+    document.querySelectorAll("#journey > li:not([hidden])").forEach(function (item, i) {
+      numbers[item.id] = String(i + 1);  // step-<id>
     });
     if (!svg) { return; }
-    svg.querySelectorAll("g.step").forEach(function (group) {
-      var text = group.querySelector(".num text");
-      if (text) { text.textContent = numbers[group.getAttribute("data-step")] || ""; }
+    svg.querySelectorAll("g.step > a").forEach(function (link) {
+      var text = link.querySelector(".num text");
+      var item = itemOf(link);
+      if (text && item) { text.textContent = numbers["step-" + item[1]] || ""; }
     });
   }
   document.addEventListener("atlas:view", function () { light(null); renumber(); });
