@@ -285,7 +285,7 @@ def test_path_graph_breaks_is_a_flag_for_torch_compile_only(
     assert code == 1
     assert out == ""
     assert (
-        "graph breaks apply under torch.compile or reduce-overhead only, not under eager mode on a CPU"
-        in err
+        "graph breaks apply under torch.compile or reduce-overhead only, "
+        "not under eager mode on a CPU" in err
     )
     assert "Traceback" not in err
