@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from atlas.errors import CycleError, Problem
-from atlas.models._names import fold
+from atlas.models._names import curated, fold
 from atlas.query._bittables import BitTable, RankedTable
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def build(
     ``concept`` finds a branch by its id; ``numbered`` gives a step as the 1st, 2nd... n-th
     step of a journey.
     """
-    live = sorted(steps, key=lambda s: (s.order is None, s.order or 0, s.id))
+    live = sorted(steps, key=curated)
     whole, position, order = _journey_order(atlas, live, rank)
     lookups = _lookups(dimensions, live, order)
     in_branch: dict[str, int] = {}

@@ -29,7 +29,7 @@ from atlas.models import (
     Stage,
     Step,
 )
-from atlas.models._names import fold
+from atlas.models._names import curated, fold
 from atlas.query import _atlasindex, _nopaths
 from atlas.query._atlasindex import AtlasIndex, Dimension, Value, read_after, topological
 from atlas.query._construct import PATH_FIELDS, STEP_FIELDS, construct
@@ -38,11 +38,6 @@ __all__ = ["DEFAULT_ATLAS", "Index"]
 
 DEFAULT_ATLAS = "pytorch"
 _CONCEPT = operator.attrgetter("concept")
-
-
-def _rank(concept: Concept) -> tuple[bool, int, str]:
-    """A concept's place among its scheme's: its curated order (none: last), then its id."""
-    return (concept.order is None, concept.order or 0, concept.id)
 
 
 class Index:
@@ -62,7 +57,7 @@ class Index:
             if not step.deprecated:
                 self._by_atlas.setdefault(step.atlas, []).append(step)
         # stage id -> its tie-breaking rank in journey orders
-        self._rank = {sid: (s.order is None, s.order or 0, sid) for sid, s in self.stages.items()}
+        self._rank = {sid: curated(s) for sid, s in self.stages.items()}
         self._atlas_index: dict[str, AtlasIndex] = {}  # each with its memo of paths
         # per atlas: the selections that have no path (their values' ids) -> their record
         self._no_paths = _nopaths.by_atlas(document.no_paths)
@@ -273,7 +268,7 @@ class Index:
                     f"branch of atlas {aindex.atlas.id!r}", str(name), known, extra=extra
                 )
             picked[id(branch)] = branch
-        return tuple(sorted(picked.values(), key=lambda b: _rank(b.concept)))
+        return tuple(sorted(picked.values(), key=lambda b: curated(b.concept)))
 
     @staticmethod
     def _check_branches(

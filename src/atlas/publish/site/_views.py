@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from atlas.errors import AtlasError
+from atlas.models._names import curated
 
 if TYPE_CHECKING:
     from atlas.models import Claim, Concept, ExecutionPath, JourneyStep, Stage
@@ -196,18 +197,13 @@ def default_view(views: Sequence[View]) -> View:
     plain = [v for v in views if not v.path.branches] or list(views)
     if not plain:
         raise SiteError("an atlas page needs at least one view")
-    firsts = [sorted(set(map(_rank, v)))[:2] for v in zip(*_selections(plain), strict=True)]
+    firsts = [sorted(set(map(curated, v)))[:2] for v in zip(*_selections(plain), strict=True)]
     own = [
         v
         for v in plain
-        if all(_rank(c) in f for c, f in zip(v.path.selection, firsts, strict=True))
+        if all(curated(c) in f for c, f in zip(v.path.selection, firsts, strict=True))
     ] or plain
     return max(own, key=lambda v: (len(v.path.steps), len(v.path.stages), -own.index(v)))
-
-
-def _rank(value: Concept) -> tuple[bool, int, str]:
-    """A value's place in its dimension: its curated order, then its id."""
-    return (value.order is None, value.order or 0, value.id)
 
 
 def _selections(views: Sequence[View]) -> list[tuple[Concept, ...]]:
