@@ -12,6 +12,7 @@ anchored, its colours) is in ``site.css``.
 
 from __future__ import annotations
 
+import functools
 import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -137,6 +138,11 @@ class Drawing:
         """The natural width and height of the drawing, in CSS pixels."""
         return self.layout.size
 
+    @functools.cached_property
+    def _curves(self) -> dict[str, str]:
+        """Each arrow's path data, written shorter once for every page that draws it."""
+        return {arrow_id: compact(placed.path) for arrow_id, placed in self.layout.arrows.items()}
+
     @property
     def wide(self) -> bool:
         """Whether the drawing is wider than tall (pages then give it the full width)."""
@@ -216,7 +222,7 @@ class Drawing:
         # that true when another path is chosen), any other to its step's own page
         href = draw.link(edge.href)
         parent = _group(svg, edge, f"#step-{edge.id}" if number else href, on=edge.id in draw.on)
-        _sub(parent, "path", d=compact(placed.path))
+        _sub(parent, "path", d=self._curves[edge.id])
         _sub(parent, "polygon", points=" ".join(" ".join(_xy(p)) for p in placed.head))
         shift = TEXT_GAP if self.numbered else 0.0
         for line, point in zip(edge.wire.lines, placed.lines, strict=False):

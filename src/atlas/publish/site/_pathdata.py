@@ -29,13 +29,13 @@ def _number(value: Decimal) -> str:
 
 def _joined(numbers: list[str]) -> str:
     """Numbers one after the other, separated only where the next does not end the last."""
-    out = ""
-    for text in numbers:
-        last = re.split(r"[ \-]", out)[-1] if out else ""
-        if out and not (text.startswith("-") or (text.startswith(".") and "." in last)):
-            out += " "
-        out += text
-    return out
+    parts: list[str] = []
+    for i, text in enumerate(numbers):
+        # a '-' always starts a number; a '.' does when the last number already holds one
+        if i and not (text.startswith("-") or (text.startswith(".") and "." in numbers[i - 1])):
+            parts.append(" ")
+        parts.append(text)
+    return "".join(parts)
 
 
 def _between(value: Decimal, a: Decimal, b: Decimal) -> bool:
