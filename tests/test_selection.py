@@ -335,3 +335,47 @@ def test_options_are_made_from_the_dimensions_and_never_shadow_others(
     assert "    atlas=        a" in text  # given as atlas=a instead
     args = parser.parse_args(["path", "x", "--stage-kind", "b"])
     assert cli_selection.named(args) == {"stage kind": "b"}
+
+
+def _outcome(values: list[str]) -> object:
+    try:
+        return resolve(WORDS, values)
+    except (SelectionError, UnknownValueError) as error:
+        return (type(error).__name__, str(error), error.choices)
+
+
+_TOY_WORDS = ["red", "blue", "warm", "cold", "x", "y", "big", "large", "small", "little"]
+_CAR_WORDS = ["petrol", "electric", "ev", "fast", "slow", "big", "red", "car", "park"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*_TOY_WORDS, *_CAR_WORDS, "on", "nope"]), max_size=5))
+def test_skipping_atlases_that_cannot_read_the_words_changes_no_outcome(chosen: list[str]) -> None:
+    """Atlases with a word they do not know are read only for an error: same results, same
+    errors (from the atlas that knew the most words) as reading every atlas."""
+    for values in ([" ".join(chosen)], chosen):
+        quick = _outcome(values)
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr("atlas.query._selection.may_read", lambda *_: True)
+            assert _outcome(values) == quick
+
+
+def test_an_atlas_that_does_not_know_a_word_is_not_searched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from atlas.query import _selection  # noqa: PLC0415
+
+    read_for: list[str] = []
+    real = _selection.read
+
+    def spy(atlas: Any, *args: Any) -> Any:
+        read_for.append(atlas.id)
+        return real(atlas, *args)
+
+    monkeypatch.setattr(_selection, "read", spy)
+    assert resolve(WORDS, ["warm little"]) == ("toy", ("colour/red", "size/small"))
+    assert read_for == ["toy"]  # 'warm' and 'little' name nothing of the car park
+    read_for.clear()
+    with pytest.raises(UnknownValueError, match="unknown size 'petrol'"):
+        resolve(WORDS, ["warm petrol"])  # no atlas knows both: every one read for the error
+    assert read_for == ["toy", "cars"]

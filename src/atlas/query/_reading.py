@@ -28,6 +28,7 @@ __all__ = [
     "Word",
     "keyword",
     "make_error",
+    "may_read",
     "read",
     "words",
 ]
@@ -85,6 +86,11 @@ class AtlasWords:
                 if split:
                     found.setdefault(split, {})[number, value] = None
         return {key: tuple(pairs) for key, pairs in found.items()}
+
+    @functools.cached_property
+    def known(self) -> frozenset[str]:
+        """Every word that some name of a value has: any other word names nothing here."""
+        return frozenset(word for phrase in self.phrases for word in phrase)
 
     @functools.cached_property
     def longest(self) -> int:
@@ -173,6 +179,16 @@ def read(
         if all(chosen):  # rule 1: one whole value per dimension, in order
             return Reading(atlas, chosen)
     return _Phrase(atlas, given, from_named, quoted).read()
+
+
+def may_read(atlas: AtlasWords, given: list[Word]) -> bool:
+    """False when :func:`read` surely finds no reading: a word (not a filler) names nothing here.
+
+    Such a word is unknown to the search of rule 2, which then fails; and rule 1 needs every word
+    of the values in a name of a value. A quick test that spares the search when several
+    atlases are tried.
+    """
+    return all(w.folded in atlas.known or w.folded in FILLERS for w in given)
 
 
 def _from_named(atlas: AtlasWords, named: Mapping[str, str]) -> dict[int, str] | Reading:

@@ -36,13 +36,14 @@ from atlas.query._reading import (
     Word,
     keyword,
     make_error,
+    may_read,
     read,
     words,
 )
 
 TYPE_CHECKING = False  # spares importing typing on the fast path
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
 __all__ = ["FILLERS", "MAX_WORDS", "AtlasWords", "Vocabulary", "resolve", "words"]
@@ -118,6 +119,11 @@ class Vocabulary:
         """Every atlas's id and label as words -> the atlas's id."""
         return {tuple(words(key)): atlas for key, atlas in self.folded.items() if words(key)}
 
+    @functools.cached_property
+    def atlas_first_words(self) -> frozenset[str]:
+        """The first word of each atlas's id and label: where a name of an atlas may start."""
+        return frozenset(name[0] for name in self.atlas_names)
+
 
 def resolve(
     vocabulary: Vocabulary,
@@ -150,12 +156,15 @@ def resolve(
     if chosen_atlas is not None:
         if chosen_atlas not in vocabulary.by_id:
             return chosen_atlas, ()  # no dimensions: the index says so
-        candidates: Iterable[AtlasWords] = (vocabulary.by_id[chosen_atlas],)
+        candidates: tuple[AtlasWords, ...] = (vocabulary.by_id[chosen_atlas],)
     else:
         _check_names(vocabulary, named)
         candidates = vocabulary.atlases
     quoted = _quoted(values, named)
-    readings = [read(a, plain, given, named, quoted) for a in candidates]
+    tried = candidates
+    if len(tried) > 1:  # an atlas that surely cannot read the words is read only for an error
+        tried = tuple(a for a in tried if may_read(a, given))
+    readings = [read(a, plain, given, named, quoted) for a in tried]
     fits = [r for r in readings if r.error is None]
     if len(fits) == 1:
         found = fits[0]
@@ -169,6 +178,8 @@ def resolve(
             "its name in the words)",
             [r.atlas.id for r in fits],
         )
+    if len(readings) < len(candidates):  # the error comes from every atlas's reading
+        readings = [read(a, plain, given, named, quoted) for a in candidates]
     best = min(readings, key=lambda r: (r.unknown, sum(v is None for v in r.chosen)))
     raise best.error()  # type: ignore[misc]  # every reading failed, with its error
 
@@ -209,6 +220,10 @@ def _atlas_words(vocabulary: Vocabulary, given: list[Word]) -> tuple[list[Word],
     named: set[str] = set()
     i = 0
     while i < len(given):
+        if given[i].folded not in vocabulary.atlas_first_words:  # most words: no atlas name
+            kept.append(given[i])
+            i += 1
+            continue
         for size in range(min(longest, len(given) - i), 0, -1):
             found = vocabulary.atlas_names.get(tuple(w.folded for w in given[i : i + size]))
             if found is not None:
