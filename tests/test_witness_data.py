@@ -18,14 +18,7 @@ from atlas.models._witness import WitnessRecord, dump_json, schema_text
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "schema" / "witness.schema.json"
 RECORDS = sorted((ROOT / "dataset" / "witness").glob("*.json"))
-# The raw runs of the modes of issue 24 (reduce-overhead, AOTInductor) have no shipped record
-# until their steps are in the dataset; the *.synthetic.json ones were written by hand.
-PENDING: set[str] = set()
-RAW = sorted(
-    p
-    for p in (ROOT / "tests" / "fixtures" / "witness").glob("raw-*.json")
-    if p.name not in PENDING and not p.name.endswith(".synthetic.json")
-)
+RAW = sorted((ROOT / "tests" / "fixtures" / "witness").glob("raw-*.json"))
 REGENERATE = (
     "regenerate it with: PYTHONPATH=src python -c 'from pathlib import Path; "
     "from atlas._witness.files import write_atomic; from atlas.models._witness import schema_text; "

@@ -376,6 +376,10 @@ def test_any_model_end_to_end_on_the_cpu() -> None:
             ("--model", f"{MODELS}:failing_model", "--mode", "eager"),
             "the run failed: RuntimeError: shapes do not match",
         ),
+        (
+            ("--model", f"{MODELS}:crashing_model", "--mode", "eager"),
+            "the witness run was killed by SIGSEGV (signal 11)",
+        ),
     ],
 )
 def test_a_factory_or_model_that_fails_exits_3_with_its_reason(

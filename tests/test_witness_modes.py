@@ -1,12 +1,11 @@
 """The witness's modes of issue 24: reduce-overhead (CUDA graphs) and AOTInductor.
 
-reduce-overhead's GPU evidence is parsed from a run recorded on an H200 on 2026-12-04
-(``raw-nvidia-h200-reduce-overhead.json``, torch 2.11.0+cu130: capture in call 2, replay with
-cudaGraphLaunch in calls 3 and 4); AOTInductor's from a SYNTHETIC raw run
-(``raw-nvidia-h200-aotinductor.synthetic.json``, made by hand), since loading an AOTInductor
-package segfaults in that machine's torch (``_load_aoti``, even in a plain script); the CPU
-AOTInductor evidence from a run recorded here (``raw-cpu-aotinductor.json``). The two real CPU
-runs are marked slow.
+The GPU evidence is parsed from runs recorded on an H200 on 2026-12-04 (torch 2.11.0+cu130):
+reduce-overhead (``raw-nvidia-h200-reduce-overhead.json``: capture in call 2, replay with
+cudaGraphLaunch in calls 3 and 4) and AOTInductor (``raw-nvidia-h200-aotinductor.json``: its
+loader unpacked the package into the system's temporary folder, outside the run's, and its
+``.kernel.cpp`` held only comments); the CPU AOTInductor evidence from a run recorded here
+(``raw-cpu-aotinductor.json``). The two real CPU runs are marked slow.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from atlas.models._witness import WitnessRecord
 
 FIXTURES = Path(__file__).parent / "fixtures" / "witness"
 RO_GPU = FIXTURES / "raw-nvidia-h200-reduce-overhead.json"  # recorded on an H200, 2026-12-04
-AOTI_GPU = FIXTURES / "raw-nvidia-h200-aotinductor.synthetic.json"
+AOTI_GPU = FIXTURES / "raw-nvidia-h200-aotinductor.json"  # recorded on an H200, 2026-12-04
 AOTI_CPU = FIXTURES / "raw-cpu-aotinductor.json"
 CUDA_GRAPH_STEPS = {
     "pytorch-inductor-wraps-graph-in-cudagraph-trees",
@@ -50,10 +49,6 @@ def _steps(record: WitnessRecord) -> dict[str, str]:
 def _evidence(record: WitnessRecord, step: str) -> str:
     found = next(o for o in record.modes[0].steps if o.step == step)
     return " ".join(e.text for e in found.evidence)
-
-
-def test_the_synthetic_fixtures_say_they_are_synthetic() -> None:
-    assert _raw(AOTI_GPU).settings["fixture"].startswith("SYNTHETIC")
 
 
 def test_gpu_reduce_overhead_shows_capture_and_replay() -> None:
@@ -98,6 +93,29 @@ def test_gpu_aotinductor_shows_package_cubins_loading_and_calls() -> None:
     assert "pytorch-dynamo-captures-fx-graph" not in steps  # no Dynamo under AOTInductor
     assert "pytorch-aoti-runner-runs-on-cpu" not in steps
     assert "shared library" in _evidence(record, "pytorch-inductor-builds-aoti-package")
+    # the loader unpacked the package outside the run's folder: found by what loading mapped
+    loaded = _evidence(record, "pytorch-aoti-package-loaded-by-runner")
+    assert loaded.startswith("mapped after loading (AOTICompiledModel): /tmp/")
+    assert loaded.endswith(".wrapper.so")
+    assert "triton_per_fused" in _evidence(record, "pytorch-aoti-runner-launches-on-gpu")
+
+
+def test_gpu_package_kernel_source_of_comments_is_not_cpp_kernels_compiled() -> None:
+    """On a GPU g++ compiles a .kernel.cpp holding only comments (the kernels are cubins)."""
+    raw = _raw(AOTI_GPU)
+    assert any(".kernel.cpp" in " ".join(c) and "-fopenmp" in c for c in raw.modes[0].commands)
+    assert "pytorch-cpp-kernels-compiled-into-aoti-package" not in _steps(build_record(raw))
+
+
+def test_package_loaded_only_when_loading_mapped_one_of_its_members() -> None:
+    raw = _raw(AOTI_GPU)
+    package = raw.modes[0].package
+    assert package is not None
+    others = package.model_copy(update={"mapped_by_load": ("/usr/lib/libother.so",)})
+    record = build_record(
+        raw.model_copy(update={"modes": (raw.modes[0].model_copy(update={"package": others}),)})
+    )
+    assert _steps(record)["pytorch-aoti-package-loaded-by-runner"] == "not-observed"
 
 
 def test_cpu_aotinductor_recorded_run_shows_compiler_library_and_call() -> None:

@@ -83,6 +83,20 @@ def not_a_pair() -> int:
     return 42
 
 
+def crashing_model() -> tuple[Any, tuple[Any, ...]]:
+    """A model whose process dies of SIGSEGV when it runs (as a bad native library would)."""
+    import os
+    import signal
+
+    import torch
+
+    def model(x: torch.Tensor) -> torch.Tensor:
+        os.kill(os.getpid(), signal.SIGSEGV)
+        return x
+
+    return model, (torch.zeros(2),)
+
+
 def failing_model() -> tuple[Any, tuple[Any, ...]]:
     """A model that raises when it runs."""
     import torch

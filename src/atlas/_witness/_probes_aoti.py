@@ -9,9 +9,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from atlas._witness import _parse_plus as plus
-from atlas._witness import parse
-from atlas._witness._probes_plus import package_member_names
+from atlas._witness import _parse_names, parse
 from atlas._witness._run_view import Probe, RunView, clip, listing
 from atlas.models._witness import Excerpt
 
@@ -19,6 +17,16 @@ if TYPE_CHECKING:
     from atlas.models._raw import ModeRun
 
 __all__ = ["PROBES"]
+
+_DELETED = " (deleted)"
+"""What /proc/self/maps adds to a mapped file's path once the file is removed."""
+
+
+def package_member_names(run: ModeRun) -> set[str]:
+    """The file names of the package's members (for matching the mapped shared library)."""
+    if run.package is None:
+        return set()
+    return {PurePosixPath(m.name).name for m in run.package.members}
 
 
 def _aoti(view: RunView) -> ModeRun | None:
@@ -70,11 +78,11 @@ def builds_package(view: RunView) -> list[Excerpt]:
     if run is None or run.package is None:
         return []
     members = [(m.name, m.size) for m in run.package.members]
-    if not any(plus.member_kind(name) == "shared library" for name, _ in members):
+    if not any(_parse_names.member_kind(name) == "shared library" for name, _ in members):
         return []
     text = (
         f"{parse.short_path(run.package.path)} ({run.package.size:,} bytes, "
-        f"{len(members)} members): {plus.member_summary(members)}"
+        f"{len(members)} members): {_parse_names.member_summary(members)}"
     )
     return [Excerpt(source="package", text=clip(text), artifact=run.package.path)]
 
@@ -84,7 +92,7 @@ def cubins_in_package(view: RunView) -> list[Excerpt]:
     run = _aoti(view)
     if run is None or run.package is None:
         return []
-    cubins = [m.name for m in run.package.members if plus.member_kind(m.name) == "cubin"]
+    cubins = [m.name for m in run.package.members if _parse_names.member_kind(m.name) == "cubin"]
     if not cubins:
         return []
     text = f"{len(cubins)} cubin members: {listing([parse.short_path(c) for c in cubins], 3)}"
@@ -92,15 +100,37 @@ def cubins_in_package(view: RunView) -> list[Excerpt]:
 
 
 def kernels_compiled_into_package(view: RunView) -> list[Excerpt]:
-    """g++ compiling Inductor's kernel source with OpenMP, for the package's library."""
+    """g++ compiling, with OpenMP, a kernel source of Inductor's that defines a C++ kernel.
+
+    A package for a GPU compiles a ``.kernel.cpp`` too, holding only comments (its kernels are
+    cubins): that call is not C++ kernels compiled.
+    """
     if _aoti(view) is None:
         return []
+    defining = {
+        PurePosixPath(a.path).name
+        for a in view.run.artifacts
+        if a.path.endswith(".kernel.cpp") and _defines_kernel(a.text or "")
+    }
     calls = [
         c
         for c in parse.compiler_calls(view.run.commands)
-        if c.openmp and c.source and c.source.endswith(".kernel.cpp")
+        if c.openmp and c.source and PurePosixPath(c.source).name in defining
     ]
     return [Excerpt(source="compiler-command", text=calls[0].excerpt)] if calls else []
+
+
+def _defines_kernel(source: str) -> bool:
+    """Whether C++ source text defines a kernel (Inductor's are ``extern "C"`` functions).
+
+    >>> _defines_kernel('// Triton kernels are embedded as comments in x.wrapper.cpp')
+    False
+    >>> _defines_kernel('extern "C"  void  cpp_fused_relu_0(float* in_out_ptr0)')
+    True
+    """
+    return any(
+        'extern "C"' in line and not line.lstrip().startswith("//") for line in source.splitlines()
+    )
 
 
 def loaded_by_runner(view: RunView) -> list[Excerpt]:
@@ -110,10 +140,14 @@ def loaded_by_runner(view: RunView) -> list[Excerpt]:
         return []
     names = package_member_names(run)
     before = set(run.package.mapped_before_load)
+    # what loading mapped (kept since the H200's torch unpacked the package outside the run's
+    # folder); in older runs, what was mapped at the end and not before
+    candidates = run.package.mapped_by_load or tuple(p for p in run.mapped_files if p not in before)
     loaded = [
         path
-        for path in run.mapped_files
-        if PurePosixPath(path).name in names and path not in before and path.endswith(".so")
+        for path in candidates
+        if PurePosixPath(path.removesuffix(_DELETED)).name in names
+        and path.removesuffix(_DELETED).endswith(".so")
     ]
     if not loaded:
         return []

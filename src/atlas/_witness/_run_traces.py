@@ -17,7 +17,14 @@ from typing import Any
 from atlas._witness._environment import find_tool
 from atlas.models._raw import Artifact
 
-__all__ = ["CommandLog", "cache_artifacts", "disassemble", "mapped_files"]
+__all__ = [
+    "CommandLog",
+    "cache_artifacts",
+    "disassemble",
+    "mapped_files",
+    "newly_mapped",
+    "shared_objects",
+]
 
 _TEXT_LIMIT = 64 * 1024
 """Most bytes of a generated source kept in the raw run."""
@@ -86,17 +93,36 @@ def disassemble(root: Path, artifacts: Sequence[Artifact]) -> dict[str, str]:
     return heads
 
 
-def mapped_files(root: Path) -> tuple[str, ...]:
-    """Shared objects in /proc/self/maps that came from the run or are runtime libraries."""
+def shared_objects() -> frozenset[str]:
+    """Every shared object in /proc/self/maps, by path (`` (deleted)``: removed once mapped)."""
     maps = Path("/proc/self/maps")
     if not maps.exists():
-        return ()
-    names: set[str] = set()
+        return frozenset()
+    paths: set[str] = set()
     for line in maps.read_text(errors="replace").splitlines():
         parts = line.split(maxsplit=5)
-        if len(parts) < _MAPS_FIELDS or ".so" not in parts[5]:
-            continue
-        path = parts[5].strip()
+        if len(parts) >= _MAPS_FIELDS and ".so" in parts[5]:
+            paths.add(parts[5].strip())
+    return frozenset(paths)
+
+
+def newly_mapped(before: frozenset[str], root: Path) -> tuple[str, ...]:
+    """The shared objects mapped since ``before`` was read, wherever they lie.
+
+    Relative to ``root`` inside it, absolute outside it (a loader may unpack a package into the
+    system's temporary folder).
+    """
+    return tuple(sorted(_relative(path, root) for path in shared_objects() - before))
+
+
+def _relative(path: str, root: Path) -> str:
+    return Path(path).relative_to(root).as_posix() if path.startswith(str(root)) else path
+
+
+def mapped_files(root: Path) -> tuple[str, ...]:
+    """Shared objects in /proc/self/maps that came from the run or are runtime libraries."""
+    names: set[str] = set()
+    for path in shared_objects():
         if path.startswith(str(root)):
             names.add(Path(path).relative_to(root).as_posix())
         elif any(hint in Path(path).name for hint in _MAPPED_HINTS):

@@ -34,7 +34,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from atlas._witness._collect_plus import aotinductor, first_call, reduce_overhead, run_evidence
+from atlas._witness._collect_cudagraphs_aoti import (
+    aotinductor,
+    first_call,
+    reduce_overhead,
+    run_evidence,
+)
 from atlas._witness._environment import configure_torch, describe_device, versions
 from atlas._witness._progress import Progress, stderr_progress
 from atlas._witness._run_traces import CommandLog

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from atlas._witness import _probes_aoti, _probes_plus, _switches, parse
+from atlas._witness import _probes_aoti, _probes_cudagraphs, _switches, parse
 from atlas._witness import _probes_aten as aten
 from atlas._witness import _probes_inductor as inductor
 from atlas._witness import _probes_triton as triton
@@ -55,7 +55,7 @@ _PROBES: dict[str, Probe] = {
     "pytorch-llvm-ir-lowers-to-ptx": triton.lowers_to_ptx,
     "pytorch-ptx-translated-to-sass": triton.translated_to_sass,
     "pytorch-machine-code-launched-on-gpu": triton.launched_on_gpu,
-    **_probes_plus.PROBES,
+    **_probes_cudagraphs.PROBES,
     **_probes_aoti.PROBES,
 }
 """The probe of each step in :data:`STEPS`, by step id."""
@@ -136,7 +136,7 @@ def _mode_witness(raw: RawRun, run: ModeRun) -> ModeWitness:
         first_call_s=run.first_call_s,
         warm_call_s=run.warm_call_s,
         python_ends=summaries.python_ends(run, graphs, breaks),
-        notes=_probes_plus.mode_notes(view),
+        notes=_probes_cudagraphs.mode_notes(view),
         unobservable=tuple(_unobservable(run, observations, raw)),
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -190,7 +191,27 @@ def _run_child(command: list[str], env: dict[str, str], timeout: float) -> None:
         raise ModelSpecError("the model could not be built; the reason is above")
     if done.returncode == _EXIT_RUN:
         raise WitnessRunError("the model failed while it ran; the reason is above")
+    if done.returncode < 0:
+        raise WitnessRunError(
+            f"the witness run was killed by {_signal_name(-done.returncode)}, in PyTorch or a"
+            " library it loaded (a compiled kernel or an AOTInductor package); its messages are"
+            " above"
+        )
     if done.returncode != 0:
         raise WitnessRunError(
             f"the witness run failed (exit status {done.returncode}); its messages are above"
         )
+
+
+def _signal_name(number: int) -> str:
+    """A signal by name and number.
+
+    >>> _signal_name(11)
+    'SIGSEGV (signal 11)'
+    >>> _signal_name(200)
+    'signal 200'
+    """
+    try:
+        return f"{signal.Signals(number).name} (signal {number})"
+    except ValueError:
+        return f"signal {number}"

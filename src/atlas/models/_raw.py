@@ -286,6 +286,14 @@ class PackageTrace(_Frozen):
     mapped_before_load: tuple[str, ...] = Field(
         default=(), description="Run-made shared objects mapped before the package was loaded."
     )
+    mapped_by_load: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Shared objects that loading the package mapped into the process, wherever they lie:"
+            " relative to the run's temporary folder inside it, else absolute (' (deleted)' when"
+            " the file was removed once mapped). Empty in runs recorded before it was kept."
+        ),
+    )
     export_s: float | None = Field(default=None, ge=0, description="Seconds torch.export took.")
     compile_s: float | None = Field(
         default=None, ge=0, description="Seconds aoti_compile_and_package took."

@@ -3,8 +3,7 @@ r"""Parsers of the private names that reduce-overhead and AOTInductor runs leave
 The CUDA runtime's calls as the profiler names them (``cudaStreamBeginCapture``,
 ``cudaGraphInstantiate``, ``cudaGraphLaunch``), Inductor's counter keys (``cudagraph_skips``) and
 the member names of AOTInductor's ``.pt2`` archive are not stable interfaces; their patterns are
-kept here, beside ``parse.py``, and tested on recorded (or, until the lead records one, synthetic)
-fixtures.
+kept here, beside ``parse.py``, and tested on fixtures recorded on a CPU and an H200.
 
 >>> capture_events(["cudaStreamBeginCapture", "aten::mm", "cudaGraphInstantiateWithFlags"])
 ('cudaStreamBeginCapture', 'cudaGraphInstantiateWithFlags')

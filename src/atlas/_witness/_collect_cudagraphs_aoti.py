@@ -22,7 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atlas._witness._progress import Progress, heartbeat
-from atlas._witness._run_traces import CommandLog, cache_artifacts, disassemble, mapped_files
+from atlas._witness._run_traces import (
+    CommandLog,
+    cache_artifacts,
+    disassemble,
+    mapped_files,
+    newly_mapped,
+    shared_objects,
+)
 from atlas._witness._torch_capture import (
     artifact_logs,
     compile_error_text,
@@ -229,9 +236,11 @@ def aotinductor(
     try:
         graph, package, export_s, compile_s = _build_package(work, root, log, progress)
         before = mapped_files(root)
+        every_before = shared_objects()
         loading = time.perf_counter()
         loaded = torch._inductor.aoti_load_package(str(package))
         load_s = round(time.perf_counter() - loading, 3)
+        by_load = newly_mapped(every_before, root)
         reset_dynamo()  # from here on, the counters show what the calls did
         outputs_match, error, first = first_call(loaded, work, log, progress, cuda=cuda)
     except Exception as exc:  # noqa: BLE001 - a failed export or compile is reported
@@ -248,6 +257,7 @@ def aotinductor(
         members=_members(package),
         loader=type(loaded).__name__,
         mapped_before_load=before,
+        mapped_by_load=by_load,
         export_s=export_s,
         compile_s=compile_s,
         load_s=load_s,

@@ -8,11 +8,9 @@ skipped on a CPU: an honest "not applicable", not an error.
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from atlas._witness import _parse_plus as plus
-from atlas._witness import parse
+from atlas._witness import _parse_names, parse
 from atlas._witness._run_view import Probe, RunView, clip, listing
 from atlas.models._witness import Excerpt
 
@@ -22,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["PROBES", "mode_notes"]
 
 
-def _plus(view: RunView) -> ModeRun | None:
+def _either_mode(view: RunView) -> ModeRun | None:
     return view.run if view.run.mode in ("reduce-overhead", "aotinductor") else None
 
 
@@ -36,20 +34,21 @@ def _counted(call: CallTrace, names: tuple[str, ...]) -> str:
 
 
 def _capture_call(view: RunView) -> CallTrace | None:
-    run = _plus(view)
+    run = _either_mode(view)
     if run is None or run.mode != "reduce-overhead":
         return None
-    return next((c for c in run.calls if plus.capture_events(_names(c, "CPU"))), None)
+    return next((c for c in run.calls if _parse_names.capture_events(_names(c, "CPU"))), None)
 
 
 def _replays(view: RunView) -> list[CallTrace]:
-    run = _plus(view)
+    run = _either_mode(view)
     if run is None or run.mode != "reduce-overhead":
         return []
     return [
         c
         for c in run.calls
-        if plus.graph_launches(_names(c, "CPU")) and not plus.capture_events(_names(c, "CPU"))
+        if _parse_names.graph_launches(_names(c, "CPU"))
+        and not _parse_names.capture_events(_names(c, "CPU"))
     ]
 
 
@@ -60,7 +59,7 @@ def _skips(run: ModeRun) -> int:
 
 def wraps_in_trees(view: RunView) -> list[Excerpt]:
     """Inductor handed its graphs to CUDA Graph Trees: a capture or replay, fewer skips."""
-    run = _plus(view)
+    run = _either_mode(view)
     if run is None or run.mode != "reduce-overhead" or run.error or view.cpu:
         return []
     if _capture_call(view) is None and not _replays(view):
@@ -68,7 +67,7 @@ def wraps_in_trees(view: RunView) -> list[Excerpt]:
     graphs, skips = len(run.graphs), _skips(run)
     if skips >= graphs > 0:
         return []
-    counters = plus.cudagraph_counters(run.calls[-1].counters) if run.calls else {}
+    counters = _parse_names.cudagraph_counters(run.calls[-1].counters) if run.calls else {}
     text = (
         f"{graphs} compiled graphs under triton.cudagraphs, {skips} skipped; "
         f"Inductor's cudagraph counters: {counters or 'none'}"
@@ -81,7 +80,7 @@ def records_cuda_graph(view: RunView) -> list[Excerpt]:
     call = _capture_call(view)
     if call is None:
         return []
-    events = plus.capture_events(_names(call, "CPU"))
+    events = _parse_names.capture_events(_names(call, "CPU"))
     return [Excerpt(source="profiler", text=f"call {call.number}: {_counted(call, events)}")]
 
 
@@ -97,7 +96,7 @@ def _recorded(view: RunView, *, triton: bool) -> list[Excerpt]:
     ]
     if not kernels:
         return []
-    launches = plus.kernel_launches(_names(call, "CPU"))
+    launches = _parse_names.kernel_launches(_names(call, "CPU"))
     text = (
         f"call {call.number} (the stream capture): {listing(kernels, 3)}; "
         f"launched by {_counted(call, launches) or 'the graph'}"
@@ -122,10 +121,10 @@ def replayed_on_gpu(view: RunView) -> list[Excerpt]:
         return []
     last = replays[-1]
     kernels = [n for n in dict.fromkeys(_names(last, "CUDA")) if parse.is_gpu_kernel(n)]
-    launches = plus.kernel_launches(_names(last, "CPU"))
+    launches = _parse_names.kernel_launches(_names(last, "CPU"))
     numbers = ", ".join(str(c.number) for c in replays)
     text = (
-        f"calls {numbers}: {_counted(last, plus.graph_launches(_names(last, 'CPU')))}, "
+        f"calls {numbers}: {_counted(last, _parse_names.graph_launches(_names(last, 'CPU')))}, "
         f"{'no single kernel launch' if not launches else _counted(last, launches)}; "
         f"kernels on the GPU: {listing(kernels, 3)}"
     )
@@ -144,7 +143,7 @@ PROBES: dict[str, Probe] = {
 
 def mode_notes(view: RunView) -> tuple[str, ...]:
     """What the run showed of its mode itself: CUDA graphs skipped, or recorded and replayed."""
-    run = _plus(view)
+    run = _either_mode(view)
     if run is None or run.mode != "reduce-overhead" or run.error:
         return ()
     skips, graphs = _skips(run), len(run.graphs)
@@ -164,10 +163,3 @@ def mode_notes(view: RunView) -> tuple[str, ...]:
             f"replayed in calls {', '.join(str(c.number) for c in replays)}"
         )
     return tuple(notes)
-
-
-def package_member_names(run: ModeRun) -> set[str]:
-    """The file names of the package's members (for matching the mapped shared library)."""
-    if run.package is None:
-        return set()
-    return {PurePosixPath(m.name).name for m in run.package.members}
