@@ -251,5 +251,8 @@ def test_screenshots_of_the_content(open_page: Any, base_url: str, width: str) -
         page.goto(f"{base_url}pytorch/{name}.html")
         assert page.evaluate("document.documentElement.scrollWidth") <= WIDTHS[width]["width"]
         page.screenshot(path=str(ARTIFACTS / f"content-pytorch-{name}-page-{width}.png"))
+    # the longest word of any title: (AOTIModelPackageLoader), 23 letters, in a heading of 2.5rem
+    page.goto(base_url + "step/pytorch-aoti-runner-launches-on-gpu/index.html")
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTHS[width]["width"]
     page.goto(base_url + "index.html")
     page.screenshot(path=str(ARTIFACTS / f"content-landing-{width}.png"), full_page=True)
