@@ -97,7 +97,17 @@ def test_gpu_aotinductor_shows_package_cubins_loading_and_calls() -> None:
     loaded = _evidence(record, "pytorch-aoti-package-loaded-by-runner")
     assert loaded.startswith("mapped after loading (AOTICompiledModel): /tmp/")
     assert loaded.endswith(".wrapper.so")
-    assert "triton_per_fused" in _evidence(record, "pytorch-aoti-runner-launches-on-gpu")
+    launches = _evidence(record, "pytorch-aoti-runner-launches-on-gpu")
+    assert "triton_per_fused" in launches
+    # and who launched them, on the host: the driver's launch, the shim calls into ATen
+    assert "profiler (CPU, the host): aoti_torch_cuda_addmm_out x1" in launches
+    assert "cuLaunchKernel x2" in launches
+    calls = _evidence(record, "pytorch-cpython-calls-aoti-runner")
+    # only the first call is compared with eager; every call is watched for Dynamo's frames
+    assert calls == (
+        "call 1 of AOTICompiledModel: output matched eager; calls 1, 2, 3, 4: Dynamo's counters"
+        " show no frame evaluated"
+    )
 
 
 def test_gpu_package_kernel_source_of_comments_is_not_cpp_kernels_compiled() -> None:

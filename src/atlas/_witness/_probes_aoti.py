@@ -166,8 +166,9 @@ def calls_runner(view: RunView) -> list[Excerpt]:
     match = {True: "matched eager", False: "differed from eager", None: "not compared"}
     numbers = ", ".join(str(c.number) for c in run.calls)
     text = (
-        f"calls 1, {numbers} of {run.package.loader if run.package else 'the loaded model'}: "
-        f"output {match[run.outputs_match]}; Dynamo's counters show no frame evaluated"
+        f"call 1 of {run.package.loader if run.package else 'the loaded model'}: output "
+        f"{match[run.outputs_match]}; calls 1, {numbers}: Dynamo's counters show no frame "
+        "evaluated"
     )
     return [Excerpt(source="dynamo-counters", text=text)]
 
@@ -186,9 +187,22 @@ def runner_on_device(*, on_cpu: bool) -> Probe:
         if not names:
             return []
         text = f"call {last.number}, profiler ({kind}): {listing(names)}"
-        return [Excerpt(source="profiler", text=clip(text))]
+        found = [Excerpt(source="profiler", text=clip(text))]
+        host = [
+            f"{e.name} x{e.count}"
+            for e in last.profiled
+            if not on_cpu and e.device_type == "CPU" and e.name.startswith(_HOST_CALLS)
+        ]
+        if host:  # who launched them: the package's calls into the runtime and its shim
+            text = f"call {last.number}, profiler (CPU, the host): {listing(host, 6)}"
+            found.append(Excerpt(source="profiler", text=clip(text)))
+        return found
 
     return probe
+
+
+_HOST_CALLS = ("cuLaunchKernel", "cudaLaunchKernel", "aoti_torch_")
+"""Host-side events of a GPU call: kernel launches, and the C shim the package calls ATen by."""
 
 
 PROBES: dict[str, Probe] = {
