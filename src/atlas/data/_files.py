@@ -56,7 +56,10 @@ def inside(folder: Path, name: str) -> Path:
         raise UnsafeFileError(f"{name!r} is an absolute path: name a file inside {str(folder)!r}")
     try:
         root = Path(folder).resolve()
-        target = (root / name).resolve()
+        try:  # strict: from Python 3.13 on, a loop no longer raises otherwise
+            target = (root / name).resolve(strict=True)
+        except FileNotFoundError:  # a missing file: resolved as far as it goes, reported later
+            target = (root / name).resolve()
     except (OSError, RuntimeError) as error:  # a loop of symbolic links (RuntimeError < 3.13)
         raise UnsafeFileError(f"{name!r} cannot be resolved: {error}") from None
     if not target.is_relative_to(root):
