@@ -39,35 +39,12 @@ def served(folder: Path) -> Iterator[str]:
     from atlas.publish import site  # noqa: PLC0415 - the site package needs jinja2
 
     httpd = site.server(folder, 0, quiet=True)
-    httpd.process_request = _one_start_at_a_time(httpd)  # type: ignore[method-assign]
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
     httpd.shutdown()
     thread.join()
     httpd.server_close()
-
-
-def _one_start_at_a_time(httpd: Any) -> Callable[[Any, Any], None]:
-    """``httpd.process_request`` that starts a request's thread only once the one before it runs.
-
-    Under coverage on CPython 3.11 each new thread installs a trace function, and only one thread
-    at a time may (python/cpython#98257): a thread that loses the race dies before it serves, and
-    the browser waits for a page that never comes. Waiting until each thread runs its target
-    (both of coverage's installs done by then) keeps the server threaded but its starts in turn.
-    """
-
-    def process_request(request: Any, client_address: Any) -> None:
-        running = threading.Event()
-
-        def serve() -> None:
-            running.set()
-            httpd.process_request_thread(request, client_address)
-
-        threading.Thread(target=serve, daemon=True).start()
-        running.wait()
-
-    return process_request
 
 
 @dataclass

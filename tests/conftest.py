@@ -3,14 +3,46 @@
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
+
+
+def _starts_in_turn() -> None:
+    """Under coverage on CPython 3.11, ``Thread.start`` returns once the thread runs its target.
+
+    Coverage installs a trace function in each new thread, and 3.11 lets one thread at a time
+    install one (python/cpython#98257): a thread that loses the race dies before it runs, and a
+    pool or server waits for it for ever (CI saw it in a thread pool and in the site server).
+    Once the thread is in its target, both of coverage's installs are done. Python 3.12 and
+    later trace through ``sys.monitoring``, without that limit.
+    """
+    start = threading.Thread.start
+
+    def start_in_turn(self: threading.Thread) -> None:
+        running = threading.Event()
+        target = self.run
+
+        def run() -> Any:
+            running.set()
+            return target()
+
+        self.run = run  # type: ignore[method-assign]
+        start(self)
+        running.wait()
+
+    threading.Thread.start = start_in_turn  # type: ignore[method-assign]
+
+
+if sys.version_info < (3, 12) and sys.gettrace() is not None:
+    _starts_in_turn()
 
 
 @pytest.fixture
