@@ -257,3 +257,31 @@ def test_the_shipped_data_meets_the_shapes_read_either_way() -> None:
     assert shapes.shacl_problems(turtle.dataset_graph()) == []  # an rdflib graph
     parsed = _graph.parse(turtle.shipped_turtle())
     assert shapes.shacl_problems(parsed) == []  # the files as parsed by atlas check
+
+
+def test_the_shapes_engine_runs_before_the_graph_is_built_and_its_failure_is_a_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine has the memory to itself (the graph is empty while it runs); when it fails,
+    the shapes check says why and the other checks still run."""
+    sizes: list[int] = []
+    real_add = _graph.Graph.add
+
+    def add(self: _graph.Graph, index: int, quads: object) -> None:
+        real_add(self, index, quads)  # type: ignore[arg-type]
+        sizes.append(len(self.subjects))
+
+    def engine(n_triples: Path) -> list[dict[str, object]]:
+        assert isinstance(n_triples, Path)  # streamed from a file, not held as text
+        assert not sizes  # no file indexed yet
+        raise RuntimeError("the engine ran out of memory")
+
+    monkeypatch.setattr(_graph.Graph, "add", add)
+    monkeypatch.setattr(shapes, "shacl_report", engine)
+    report = _check()
+    by_name = {c.name: c for c in report.checks}
+    assert by_name["shapes"].status == "error"
+    assert by_name["shapes"].note == "RuntimeError: the engine ran out of memory"
+    assert by_name["consistency"].status == "ran"
+    assert sizes  # the graph was built after the engine
+    assert report.exit_code == 3

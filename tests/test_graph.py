@@ -8,7 +8,7 @@ from pathlib import Path
 import pyoxigraph
 import pytest
 import rdflib
-from pyoxigraph import NamedNode
+from pyoxigraph import BlankNode, NamedNode
 
 from atlas.checks import verify
 from atlas.data import _graph, turtle
@@ -98,18 +98,37 @@ def test_a_subject_belongs_to_the_first_file_that_describes_it() -> None:
     assert graph.objects(NamedNode("https://x.org/s"), NamedNode("https://x.org/q"))
 
 
-def test_the_triples_are_handed_over_and_not_kept() -> None:
-    seen: list[bytes] = []
+def _named(graph: _graph.Graph) -> set[tuple[str, str, str]]:
+    """The triples, each blank node written as one placeholder."""
+    return {
+        tuple("_" if isinstance(t, BlankNode) else str(t) for t in triple)  # type: ignore[misc]
+        for triple in graph.triples()
+    }
+
+
+def test_streamed_the_triples_go_to_a_file_before_the_graph_is_built() -> None:
     files = [TurtleFile.load(p, p.name) for p in sorted(MINI.glob("*.ttl"))]
-    graph = _graph.parse(files, written=seen.append)
-    assert len(seen) == 1
-    with pytest.raises(RuntimeError, match="handed to parse"):
+    seen: list[bytes] = []
+    kept = _graph.parse(files)
+    graph = _graph.parse(files, before_indexing=lambda path: seen.append(path.read_bytes()))
+    (text,) = seen
+    assert not graph.written  # nothing kept: the file was the caller's
+    with pytest.raises(RuntimeError, match="streamed to parse"):
         graph.n_triples()
-    assert len(set(pyoxigraph.parse(seen[0], format=pyoxigraph.RdfFormat.N_TRIPLES))) == len(
-        list(graph.triples())
-    )
+    assert len(text.splitlines()) == len(kept.n_triples().splitlines())
+    # the graph is built from the file: its blank nodes are named as the file names them
+    in_file = set(pyoxigraph.parse(text, format=pyoxigraph.RdfFormat.N_TRIPLES))
+    blanks = {t for q in in_file for t in (q.subject, q.object) if isinstance(t, BlankNode)}
+    assert blanks
+    assert blanks <= set(graph.subjects) | {o for _, _, o in graph.triples()}
+    assert len(list(graph.triples())) == len(list(kept.triples()))
+    assert _named(graph) == _named(kept)
+    for iri in ("https://w3id.org/execution-atlas/stage/toy-source", "nowhere"):
+        assert graph.where(iri) == kept.where(iri)
     broken = TurtleFile("bad.ttl", HEAD + "ex:a ex:b .")
-    assert _graph.parse([*files, broken], written=seen.append).problems
+    assert _graph.parse(
+        [*files, broken], before_indexing=lambda path: seen.append(path.read_bytes())
+    ).problems
     assert len(seen) == 1  # not called when a file does not parse
 
 

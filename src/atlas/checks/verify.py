@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -96,12 +95,11 @@ def check(
     if error is not None:
         return Report((error,))
     files, export_path, confine = _dataset_files(dataset, files, export_path)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-shapes") as pool:
-        try:
-            parsed = Parsed(_turtle_files(files, dataset), pool)
-        except CouldNotRunError as failed:
-            return failed.report()
-        results, document = turtle_checks(parsed, today, max_age_days)
+    try:
+        parsed = Parsed(_turtle_files(files, dataset))
+    except CouldNotRunError as failed:
+        return failed.report()
+    results, document = turtle_checks(parsed, today, max_age_days)
     claims: tuple[ClaimSummary, ...] = ()
     witnessed: AtlasDocument | None = None
     unread: DatasetError | None = None  # the witness records could not be read

@@ -20,9 +20,11 @@ import datetime as dt
 import functools
 import io
 import re
+import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 import pyoxigraph
@@ -139,7 +141,7 @@ class Graph:
     origin: dict[str, int] = field(default_factory=dict)  # IRI or _:id -> index in files
     problems: list[Problem] = field(default_factory=list)
     written: list[bytes] = field(default_factory=list)  # the files in N-Triples, as written
-    handed_over: bool = False  # the N-Triples text went to parse()'s caller, not kept here
+    streamed: bool = False  # parse() wrote the N-Triples to a file for its caller, not kept here
     _reverse: dict[NamedNode, dict[Term, list[Subject]]] = field(default_factory=dict)
 
     @functools.cached_property
@@ -191,10 +193,10 @@ class Graph:
         """The triples of the files as written, in N-Triples (blank nodes distinct per file).
 
         Raises:
-            RuntimeError: when :func:`parse` handed them to its caller instead of keeping them.
+            RuntimeError: when :func:`parse` streamed them to its caller instead of keeping them.
         """
-        if self.handed_over:
-            msg = "the N-Triples text was handed to parse()'s caller and is not kept"
+        if self.streamed:
+            msg = "the N-Triples text was streamed to parse()'s caller and is not kept"
             raise RuntimeError(msg)
         return b"".join(self.written)
 
@@ -227,16 +229,54 @@ class Graph:
 
 
 def parse(
-    files: Iterable[TurtleFile], *, written: Callable[[bytes], object] | None = None
+    files: Iterable[TurtleFile], *, before_indexing: Callable[[Path], object] | None = None
 ) -> Graph:
     """Parse Turtle files into one :class:`Graph`; syntax errors land in ``graph.problems``.
 
     Each file is indexed as soon as it parses, and its triples are then let go, so that the
-    memory held is the index and the N-Triples text, not every file's parsed triples as well.
-    ``written``, when given, is handed :meth:`Graph.n_triples` once every file has parsed
-    cleanly, and the graph does not keep it: the caller holds it as long as it needs it.
+    memory held is the index and the N-Triples text (:meth:`Graph.n_triples`), not every file's
+    parsed triples as well.
+
+    ``before_indexing``, when given, streams instead: every file is written in N-Triples to a
+    temporary file, which ``before_indexing`` is handed once every file has parsed cleanly,
+    *before* the graph is built (the SHACL engine reads it then, with the memory to itself); the
+    graph is then built from that file, so that blank nodes keep the names it gives them, and the
+    N-Triples text is not kept.
     """
     graph = Graph(list(files))
+    if before_indexing is None:
+        for index, quads, text in _clean_files(graph):
+            graph.written.append(text)
+            graph.add(index, quads)
+        return graph
+    graph.streamed = True
+    with tempfile.TemporaryDirectory(prefix="atlas-triples-") as folder:
+        path = Path(folder) / "triples.nt"
+        spans: list[tuple[int, int, int]] = []  # file number, first byte, end in the file
+        with path.open("wb") as out:
+            for index, _, text in _clean_files(graph):
+                spans.append((index, out.tell(), out.tell() + len(text)))
+                out.write(text)
+        if not graph.problems:
+            before_indexing(path)
+        with path.open("rb") as written:
+            for index, start, end in spans:
+                written.seek(start)
+                graph.add(
+                    index,
+                    pyoxigraph.parse(
+                        written.read(end - start), format=pyoxigraph.RdfFormat.N_TRIPLES
+                    ),
+                )
+    return graph
+
+
+def _clean_files(graph: Graph) -> Iterator[tuple[int, list[pyoxigraph.Quad], bytes]]:
+    """Each file that parses: its number, its triples and their N-Triples text.
+
+    Blank nodes are named apart per file; the problems of the other files go to
+    ``graph.problems``.
+    """
     for index, file in enumerate(graph.files):
         try:
             quads = list(
@@ -262,14 +302,8 @@ def parse(
             if long_terms:
                 graph.problems.extend(long_terms)
                 continue
-        graph.written.append(text)
-        graph.add(index, quads)
+        yield index, quads, text
         del quads
-    graph.written = [graph.n_triples()]
-    if written is not None and not graph.problems:
-        graph.handed_over = True
-        written(graph.written.pop())
-    return graph
 
 
 def _too_long_problem(file: TurtleFile) -> Problem:
