@@ -285,3 +285,19 @@ def test_the_shapes_engine_runs_before_the_graph_is_built_and_its_failure_is_a_r
     assert by_name["consistency"].status == "ran"
     assert sizes  # the graph was built after the engine
     assert report.exit_code == 3
+
+
+def test_no_room_for_the_temporary_triples_is_a_check_that_could_not_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import tempfile  # noqa: PLC0415
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
+    report = _check()
+    (turtle_check,) = report.checks
+    assert turtle_check.status == "error"
+    assert turtle_check.note.startswith(
+        f"could not write the triples to a temporary file in {str(tmp_path / 'gone')!r}"
+    )
+    assert "set TMPDIR" in turtle_check.note
+    assert report.exit_code == 3

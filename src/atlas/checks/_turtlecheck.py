@@ -7,10 +7,11 @@ problem located at the file and line of its resource.
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from atlas.checks._run import guarded, problem_order
+from atlas.checks._run import CouldNotRunError, guarded, problem_order
 from atlas.checks._sourcecheck import markup_problems, source_problems
 from atlas.checks.consistency import consistency_problems
 from atlas.checks.dates import date_problems
@@ -48,7 +49,13 @@ class Parsed:
             except Exception as error:  # noqa: BLE001 - reported as the check's failure
                 self._shapes = error
 
-        self.graph = _graph.parse(files, before_indexing=validate)
+        try:
+            self.graph = _graph.parse(files, before_indexing=validate)
+        except OSError as error:  # the temporary file of the triples: no room, no permission
+            raise CouldNotRunError(
+                f"could not write the triples to a temporary file in {tempfile.gettempdir()!r}"
+                f" ({error.strerror or error}); set TMPDIR to a folder with room for them"
+            ) from None
         self.syntax = self.graph.problems
 
     def shape_results(self) -> list[dict[str, Any]]:
