@@ -301,3 +301,38 @@ def test_no_room_for_the_temporary_triples_is_a_check_that_could_not_run(
     )
     assert "set TMPDIR" in turtle_check.note
     assert report.exit_code == 3
+
+
+def test_the_texts_are_let_go_once_parsed_and_read_again_to_place_problems(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Held to the end they cost the check its memory goal at 1M; a problem still gets its line,
+    and a file gone meanwhile leaves the problem without one, not a failure."""
+    from atlas.checks import _turtlecheck  # noqa: PLC0415
+
+    made: list[_turtlecheck.Parsed] = []
+    real = _turtlecheck.Parsed.__init__
+
+    def keep(self: _turtlecheck.Parsed, *args: object) -> None:
+        real(self, *args)  # type: ignore[arg-type]
+        made.append(self)
+        assert {f.text for f in self.graph.files} == {""}  # every text let go once parsed
+
+    monkeypatch.setattr(_turtlecheck.Parsed, "__init__", keep)
+    placed = _check().warnings
+    assert placed
+    assert all(p.file and p.file.endswith("toy.ttl") and p.line for p in placed)
+    assert not made[0].graph.subjects  # the triples went too, once the document was read
+    folder = copy_mini(tmp_path)
+    original = _turtlecheck.Parsed.forget_triples
+
+    def gone(self: _turtlecheck.Parsed) -> None:
+        original(self)
+        (folder / "toy.ttl").unlink()  # the file goes before the problems are placed
+
+    monkeypatch.setattr(_turtlecheck.Parsed, "forget_triples", gone)
+    unplaced = _check(dataset=folder, sources=folder / "sources").warnings
+    assert sorted((p.subject, p.message) for p in unplaced) == sorted(
+        (p.subject, p.message) for p in placed
+    )
+    assert all(p.file and p.file.endswith("toy.ttl") and p.line is None for p in unplaced)

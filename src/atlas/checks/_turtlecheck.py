@@ -20,7 +20,7 @@ from atlas.errors import DatasetError, Problem
 
 if TYPE_CHECKING:
     import datetime as dt
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
     from atlas.data.turtle import TurtleFile
@@ -36,7 +36,9 @@ class Parsed:
     each has the memory to itself (side by side, at a million triples, they held twice as much).
     """
 
-    def __init__(self, files: list[TurtleFile]) -> None:
+    def __init__(
+        self, files: list[TurtleFile], reread: dict[int, Callable[[], str]] | None = None
+    ) -> None:
         from atlas.checks import shapes  # noqa: PLC0415
         from atlas.data import _graph  # noqa: PLC0415
 
@@ -57,6 +59,13 @@ class Parsed:
                 f" ({error.strerror or error}); set TMPDIR to a folder with room for them"
             ) from None
         self.syntax = self.graph.problems
+        # parsed: the texts go (read again to place a problem), the caller's list with them
+        self.graph.forget_texts(reread or {})
+        self.files = self.graph.files
+
+    def forget_triples(self) -> None:
+        """Once the document is read and the shapes' results named: only places are needed."""
+        self.graph.forget_triples()
 
     def shape_results(self) -> list[dict[str, Any]]:
         """The SHACL engine's results (it ran when the files parsed cleanly).
@@ -101,6 +110,15 @@ def turtle_checks(
         document = turtle.read_graph(parsed.graph)
     except DatasetError as error:
         read = list(error.problems)
+    # the shapes' problems are named while the graph is there; then it goes, and the texts
+    # (read again to place problems), so that placing them does not add to the graph's memory
+    unplaced = guarded(
+        "shapes", lambda: shapes.shacl_problems(parsed.graph, results=parsed.shape_results())
+    )
+    parsed.forget_triples()
+    shape_result = replace(
+        unplaced, problems=tuple(sorted(parsed.located(unplaced.problems), key=problem_order))
+    )
     later: list[CheckResult] = []
     if document is not None:
         doc = document
@@ -117,10 +135,6 @@ def turtle_checks(
             )
         )
         later.append(guarded("markup", lambda: parsed.located(markup_problems(doc))))
-    shape_result = guarded(
-        "shapes",
-        lambda: parsed.located(shapes.shacl_problems(parsed.graph, results=parsed.shape_results())),
-    )
     kept = tuple(sorted(_without_duplicates(read, shape_result), key=problem_order))
     if document is None and not kept:
         count += "; not read, for the reasons the SHACL shapes give"

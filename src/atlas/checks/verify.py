@@ -9,6 +9,7 @@ than raising, so that the :class:`~atlas.checks.report.Report` shows every probl
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -96,7 +97,7 @@ def check(
         return Report((error,))
     files, export_path, confine = _dataset_files(dataset, files, export_path)
     try:
-        parsed = Parsed(_turtle_files(files, dataset))
+        parsed = Parsed(*_turtle_files(files, dataset))
     except CouldNotRunError as failed:
         return failed.report()
     results, document = turtle_checks(parsed, today, max_age_days)
@@ -190,35 +191,59 @@ class _UnsafeTurtleError(CouldNotRunError):
 
 def _turtle_files(
     files: Iterable[Path | TurtleFile] | None, folder: Path | None = None
-) -> list[TurtleFile]:
-    """The Turtle files to check, read; those of a dataset ``folder`` must stay inside it."""
+) -> tuple[list[TurtleFile], dict[int, Callable[[], str]]]:
+    """The Turtle files to check, read; those of a dataset ``folder`` must stay inside it.
+
+    Also how to read each file on disk again (by its number), so that the check may let go of
+    its text once the document is read and read it again only to place a problem.
+    """
     from atlas.data.turtle import TurtleFile  # noqa: PLC0415
 
     if files is None:
-        return [TurtleFile.load(f, f"dataset/{f.name}") for f in _resources.turtle_files()]
+        shipped = list(_resources.turtle_files())
+        return [TurtleFile.load(f, f"dataset/{f.name}") for f in shipped], {
+            number: functools.partial(_read_again, functools.partial(f.read_text, encoding="utf-8"))
+            for number, f in enumerate(shipped)
+        }
     loaded = []
+    reread: dict[int, Callable[[], str]] = {}
     for item in files:
         if isinstance(item, TurtleFile):
             loaded.append(item)
             continue
-        try:
-            if folder is not None:  # a symbolic link out is refused, as ea:snapshot's are
-                inside(Path(folder), Path(item).name)
-            data = read_bytes(Path(item), MAX_TURTLE_BYTES)
-        except UnsafeFileError as error:
-            raise _UnsafeTurtleError(str(item), str(error)) from None
-        except OSError as error:
-            raise CouldNotRunError(f"cannot read {str(item)!r}: {error}") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            reason = f"not UTF-8 text: {error.reason} at byte {error.start}"
-            line = data.count(b"\n", 0, error.start) + 1
-            raise _UnsafeTurtleError(str(item), reason, line) from None
-        loaded.append(TurtleFile(str(item), text))
+        reread[len(loaded)] = functools.partial(
+            _read_again, functools.partial(_turtle_text, Path(item), folder)
+        )
+        loaded.append(TurtleFile(str(item), _turtle_text(Path(item), folder)))
     if not loaded:
         raise CouldNotRunError("no Turtle files to check")
-    return loaded
+    return loaded, reread
+
+
+def _turtle_text(item: Path, folder: Path | None) -> str:
+    """The text of a Turtle file of the check, once it is known to be safe to read."""
+    try:
+        if folder is not None:  # a symbolic link out is refused, as ea:snapshot's are
+            inside(Path(folder), item.name)
+        data = read_bytes(item, MAX_TURTLE_BYTES)
+    except UnsafeFileError as error:
+        raise _UnsafeTurtleError(str(item), str(error)) from None
+    except OSError as error:
+        raise CouldNotRunError(f"cannot read {str(item)!r}: {error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        reason = f"not UTF-8 text: {error.reason} at byte {error.start}"
+        line = data.count(b"\n", 0, error.start) + 1
+        raise _UnsafeTurtleError(str(item), reason, line) from None
+
+
+def _read_again(read: Callable[[], str]) -> str:
+    """A file's text read again to place a problem; empty (no line) if it can no longer be."""
+    try:
+        return read()
+    except (CouldNotRunError, OSError, UnicodeDecodeError):
+        return ""
 
 
 def _argument_error(

@@ -142,12 +142,32 @@ class Graph:
     problems: list[Problem] = field(default_factory=list)
     written: list[bytes] = field(default_factory=list)  # the files in N-Triples, as written
     streamed: bool = False  # parse() wrote the N-Triples to a file for its caller, not kept here
+    reread: dict[int, Callable[[], str]] = field(default_factory=dict)  # texts let go: read again
     _reverse: dict[NamedNode, dict[Term, list[Subject]]] = field(default_factory=dict)
 
     @functools.cached_property
     def locators(self) -> list[Locator]:
-        """A line locator for each file."""
-        return [Locator(file.text) for file in self.files]
+        """A line locator for each file (a file whose text was let go is read again)."""
+        return [
+            Locator(self.reread[index]() if index in self.reread else file.text)
+            for index, file in enumerate(self.files)
+        ]
+
+    def forget_texts(self, reread: dict[int, Callable[[], str]]) -> None:
+        """Let go of the texts of the files that ``reread`` can read again (by file number).
+
+        A file's text is read again when a problem in it is first placed (:meth:`where`).
+        """
+        self.reread = dict(reread)
+        self.files[:] = [
+            TurtleFile(file.name, "") if index in self.reread else file
+            for index, file in enumerate(self.files)
+        ]
+
+    def forget_triples(self) -> None:
+        """Let go of the triples: what stays is where each resource is written (:meth:`where`)."""
+        self.subjects = {}
+        self._reverse = {}
 
     def objects(self, subject: Subject, predicate: NamedNode) -> list[Term]:
         """The objects of ``subject predicate ?``, each once."""
