@@ -34,6 +34,9 @@ class Parsed:
 
     The SHACL engine runs first, on the triples streamed to a file, before the graph is built:
     each has the memory to itself (side by side, at a million triples, they held twice as much).
+    Once parsed, the texts of the files that ``reread`` can read again (by file number) are let
+    go, and read again only to place a problem; :meth:`forget_triples` lets the graph's triples
+    go once the document is read.
     """
 
     def __init__(
