@@ -229,3 +229,32 @@ def test_site_serve_closes_a_silent_connection(
     silent.sendall(b"GET /inside.txt HTTP/1.1\r\n")  # and nothing more
     assert silent.recv(100) == b""  # closed by the server, well before our 10 s
     silent.close()
+
+
+def test_the_shipped_data_is_found_in_a_folder_and_in_a_zip_file(tmp_path: Path) -> None:
+    """A package in a folder is read from it; one in a zip file through importlib.resources."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    import zipfile  # noqa: PLC0415
+
+    import atlas  # noqa: PLC0415
+    from atlas.data import _resources  # noqa: PLC0415
+
+    package = Path(atlas.__file__).parent
+    export = _resources.export_file().read_bytes()
+    assert export == (_resources.dataset_dir() / "atlas.json").read_bytes()
+    zipped = tmp_path / "atlas.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for file in package.rglob("*.py"):
+            archive.write(file, f"atlas/{file.relative_to(package)}")
+        archive.writestr("atlas/_data/dataset/atlas.json", export)
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from atlas.data import _resources as r; "
+        "assert '.zip' in r.__file__, r.__file__; "
+        "sys.stdout.buffer.write(r.export_file().read_bytes())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(zipped)], capture_output=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == export

@@ -10,6 +10,7 @@ three records). The equivalent survivors, and why, are in ``tests/MUTATION.md``.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -227,6 +228,37 @@ def test_lookup_json_takes_named_values(two_atlases: tuple[AtlasDocument, bytes,
     found = _pathtable.lookup_json(["slow"], "toy", data, table, {"device": "why"})
     assert found == expected
     assert _pathtable.lookup_json(["slow"], "toy", data, table) is None  # no device
+
+
+def test_lookup_json_decodes_only_where_the_table_says_records_start(
+    two_atlases: tuple[AtlasDocument, bytes, bytes],
+) -> None:
+    """The offsets find every record; without them the whole export is read; wrong, declined."""
+    document, data, table = two_atlases
+    expected = _json(Index(document).path("fast", "x", atlas="toy"))
+    read = json.loads(table)
+    text = data.decode("utf-8")
+    assert read["offsets"]["stages"] and read["offsets"]["steps"]
+    for key, starts in read["offsets"].items():
+        records = json.loads(text)[key]
+        assert len(starts) == len(records)
+        decoder = json.JSONDecoder()
+        assert [decoder.raw_decode(text, start)[0] for start in starts] == records
+    older = json.dumps({k: v for k, v in read.items() if k != "offsets"}).encode()
+    assert _pathtable.lookup_json(["fast", "x"], "toy", data, older) == expected
+    read["offsets"] = {
+        key: [start + 1 for start in starts] for key, starts in read["offsets"].items()
+    }
+    wrong = json.dumps(read).encode()
+    assert _pathtable.lookup_json(["fast", "x"], "toy", data, wrong) is None
+
+
+def test_offsets_of_text_that_is_not_an_export_are_an_error() -> None:
+    with pytest.raises(ValueError, match="expected '\\{' at character 0"):
+        _pathtable.offsets('["stages"]')
+    with pytest.raises(ValueError, match="expected ':'"):
+        _pathtable.offsets('{"stages" [1]}')
+    assert _pathtable.offsets(' {"stages": [ ] , "x": {"stages": [1]}}\n') == {"stages": []}
 
 
 # --- data/_consistency.py: the subject of a problem about three records ---------------------

@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from atlas._witness._report_text import operations, seconds
-from atlas._witness._steps import mode_name
+TYPE_CHECKING = False  # spares importing typing: every ``atlas`` command builds this parser
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "EXIT_CONTRADICTED",
@@ -139,6 +139,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _mode_lines(mode: Any) -> list[str]:
+    from atlas._witness._report_text import operations, seconds  # noqa: PLC0415 - when shown
+    from atlas._witness._steps import mode_name  # noqa: PLC0415
+
     name = mode_name(mode.mode)
     times = f"first call {seconds(mode.first_call_s)}, warm call {seconds(mode.warm_call_s)}"
     lines = ["", f"{name}: {mode.duration_s:.1f} s ({times})"]

@@ -8,23 +8,26 @@ path table and (in JavaScript) the site.
 from __future__ import annotations
 
 import os
-from typing import Protocol
 
-__all__ = ["Curated", "curated", "file_name", "fold", "optional_text", "text"]
+TYPE_CHECKING = False  # spares importing typing: ``atlas path`` reads words with this module
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Curated(Protocol):
+        """A record with an id and, maybe, a curated place among its kind (a stage, step...)."""
+
+        @property
+        def id(self) -> str: ...
+
+        @property
+        def order(self) -> int | None: ...
+
+
+__all__ = ["curated", "file_name", "fold", "optional_text", "text"]
 
 _MAX_NAME_BYTES = 255  # the longest file name (one part of a path) of common file systems
 _MAX_PATH_BYTES = 4095  # the longest path Linux takes (PATH_MAX less its NUL)
 _ESCAPED_BYTES = 0xDC80  # surrogateescape reads the bytes 0x80 to 0xff as U+DC80 to U+DCFF
-
-
-class Curated(Protocol):
-    """A record with an id and, maybe, a curated place among its kind (a stage, step, value)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def order(self) -> int | None: ...
 
 
 def curated(record: Curated) -> tuple[bool, int, str]:

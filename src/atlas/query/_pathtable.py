@@ -39,6 +39,7 @@ __all__ = [
     "expand",
     "lookup",
     "lookup_json",
+    "offsets",
     "render",
     "vocabulary",
     "vocabulary_data",
@@ -125,7 +126,7 @@ def _skeleton(value: Any, refs: Mapping[str, list[Any]], ids: frozenset[str]) ->
     return value
 
 
-def expand(value: Any, export: Mapping[str, Any]) -> Any:
+def expand(value: Any, export: Mapping[str, Any] | _Records) -> Any:
     """A skeleton made by :func:`build` with every ``{"$ref": where}`` put back from ``export``.
 
     >>> expand({"a": [{"$ref": ["stages", 0]}]}, {"stages": [{"id": "x"}]})
@@ -167,7 +168,72 @@ def build(export_text: str) -> dict[str, Any]:
             dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
             shapes[key] = _skeleton(dumped, refs, ids)
         found.update(blocks=list(blocks), paths=paths, json=shapes)
-    return {"format": FORMAT, "export": {"bytes": len(data), "crc32": zlib.crc32(data)}, **table}
+    where = {"bytes": len(data), "crc32": zlib.crc32(data)}
+    return {"format": FORMAT, "export": where, "offsets": offsets(export_text), **table}
+
+
+def offsets(text: str) -> dict[str, list[int]]:
+    """Where each record of an export starts in its ``text`` (a character offset), per key.
+
+    So that ``atlas path --json`` decodes only the records its path names, not the whole export.
+
+    >>> offsets('{"a": 1, "stages": [{"id": "x"}, {"id": "y"}]}')
+    {'stages': [20, 33]}
+    """
+    decoder = json.JSONDecoder()
+    found: dict[str, list[int]] = {}
+    i = _past(text, 0, "{")
+    while text[i] != "}":
+        key, i = decoder.raw_decode(text, i)
+        i = _past(text, i, ":")
+        if key in _RECORD_KEYS:
+            starts = found[key] = []
+            i = _past(text, i, "[")
+            while text[i] != "]":
+                starts.append(i)
+                i = _past(text, decoder.raw_decode(text, i)[1], ",", optional=True)
+            i += 1
+        else:
+            i = decoder.raw_decode(text, i)[1]
+        i = _past(text, i, ",", optional=True)
+    return found
+
+
+def _past(text: str, i: int, mark: str, *, optional: bool = False) -> int:
+    """The first non-blank position after ``mark`` (met at ``i`` after blanks; else an error)."""
+    while text[i] in " \t\n\r":
+        i += 1
+    if text[i] == mark:
+        i += 1
+    elif not optional:
+        raise ValueError(f"expected {mark!r} at character {i}")
+    while text[i] in " \t\n\r":
+        i += 1
+    return i
+
+
+class _Records:
+    """The records of an export's text by ``[key][number]``, each decoded when first asked for."""
+
+    def __init__(self, text: str, starts: Mapping[str, Sequence[int]]) -> None:
+        self.text, self.starts = text, starts
+        self.decoder = json.JSONDecoder()
+
+    def __getitem__(self, key: str) -> _Records._Kind:
+        return _Records._Kind(self, key)
+
+    class _Kind:
+        """The records under one key."""
+
+        def __init__(self, records: _Records, key: str) -> None:
+            self.records, self.key = records, key
+
+        def __getitem__(self, number: int) -> Any:
+            records = self.records
+            record = records.decoder.raw_decode(records.text, records.starts[self.key][number])[0]
+            if not isinstance(record, dict):  # not where a record starts: not this table's export
+                raise TypeError(f"no record at {self.key}[{number}]")
+            return record
 
 
 def dumps(table: dict[str, Any]) -> str:
@@ -215,7 +281,7 @@ def lookup(
     found = _found(values, atlas, export, table, named)
     if found is None:
         return None
-    paths, key = found
+    _, paths, key = found
     try:
         summary, numbered, ends = paths["paths"][key]
         blocks = paths["blocks"]
@@ -235,9 +301,12 @@ def lookup_json(
     found = _found(values, atlas, export, table, named)
     if found is None:
         return None
-    paths, key = found
+    data, paths, key = found
     try:
-        return expand(paths["json"][key], json.loads(export))
+        text = export.decode("utf-8")
+        starts = data.get("offsets")  # none in a table of an older version: the whole export
+        records = json.loads(text) if starts is None else _Records(text, starts)
+        return expand(paths["json"][key], records)
     except (ValueError, KeyError, TypeError, IndexError):
         return None  # not a table this version wrote: the full way
 
@@ -248,14 +317,14 @@ def _found(
     export: bytes,
     table: bytes,
     named: Mapping[str, str] | None,
-) -> tuple[dict[str, Any], str] | None:
-    """The table's entry of the atlas the words name, and the key of their selection."""
+) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """The table, its entry of the atlas the words name, and the key of their selection."""
     data = _read(export, table)
     try:
         if data is None:
             return None
         words = _selection.Vocabulary.from_data(data)
         atlas_id, chosen = _selection.resolve(words, values, named, atlas)
-        return data["atlases"][atlas_id], " ".join(chosen)
+        return data, data["atlases"][atlas_id], " ".join(chosen)
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, LookupError):
         return None  # not a table this version wrote, or words it cannot read: the full way
