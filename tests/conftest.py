@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -13,6 +14,10 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
+
+# ``atlas check`` reuses no report kept by an earlier check (the user's or another test's): each
+# test checks what it set up. tests/test_check_cache.py turns the cache on, in folders of its own.
+os.environ["ATLAS_NO_CACHE"] = "1"
 
 
 def _starts_in_turn() -> None:

@@ -9,6 +9,7 @@ and turns a failure into a row.
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -134,6 +135,9 @@ def test_the_startup_table_measures_check_against_bare_python() -> None:
     assert check.a[1:] == ["check"]
     assert check.b == [sys.executable, "-c", "pass"]
     assert check.goal == 12
+    every = rows["  `atlas check --no-cache` (every check run) / bare"]
+    assert every.a[1:] == ["check", "--no-cache"]
+    assert every.goal is None
     assert rows["cold `atlas path` / rdflib parse + SPARQL script"].goal == 0.3
 
 
@@ -148,6 +152,29 @@ def test_the_floor_of_a_check_validates_the_export_and_has_no_goal(
     rows = [r for r in startup.startup(1) if isinstance(r, tuple)]
     assert [r[0] for r in rows][-1] == floor.what
     assert rows[-1][2:] == ("", "")  # no goal, no verdict
+
+
+def test_the_startup_checks_keep_their_reports_in_a_cache_of_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cache is the run's own folder, on (ATLAS_NO_CACHE unset); the caller's env is kept."""
+    monkeypatch.setenv("XDG_CACHE_HOME", "/nowhere")
+    monkeypatch.setenv("ATLAS_NO_CACHE", "1")
+    seen = (
+        "import os, sys; cache = os.environ['XDG_CACHE_HOME']; "
+        "sys.exit(0 if 'atlas-bench-cache-' in cache and os.path.isdir(cache) "
+        "and 'ATLAS_NO_CACHE' not in os.environ else 1)"
+    )
+    row = startup.Ratio(
+        "env", "env", [sys.executable, "-c", seen], "bare", [sys.executable, "-c", "pass"], 1
+    )
+    monkeypatch.setattr(startup, "ratios", lambda: [row])
+    monkeypatch.setattr(startup, "interleave", lambda *_: _measure.Pairs((0.3,), (0.3,)))
+    rows = [r for r in startup.startup(1) if isinstance(r, tuple)]
+    assert rows[-1][0] == "env"
+    assert "not measured" not in rows[-1][1]
+    assert os.environ["XDG_CACHE_HOME"] == "/nowhere"
+    assert os.environ["ATLAS_NO_CACHE"] == "1"
 
 
 def test_the_scale_out_says_so_when_there_is_no_server(

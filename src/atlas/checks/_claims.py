@@ -265,6 +265,21 @@ class ClaimSummary:
             "withoutSupport": self.without_support,
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> ClaimSummary:
+        """The summary :meth:`to_json` gave ``data``.
+
+        Raises:
+            KeyError, TypeError: ``data`` is not such a summary.
+        """
+        counts = [data[key] for key in _COUNTS]
+        if not isinstance(data["atlas"], str) or any(type(n) is not int for n in counts):
+            raise TypeError(f"not a summary of claims: {data!r}")
+        return cls(data["atlas"], *counts)  # type: ignore[arg-type]  # ints, as just checked
+
+
+_COUNTS = ("claims", "fullyCited", "partiallyCited", "observed", "unsupported", "withoutSupport")
+
 
 def summaries(document: AtlasDocument) -> tuple[ClaimSummary, ...]:
     """One summary per atlas, in the atlases' order (a shared stage counts in each).

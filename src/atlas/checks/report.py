@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from atlas.errors import Problem  # noqa: TC001 - the doctest of Report uses it
+from atlas.errors import Problem, Severity
 
 if TYPE_CHECKING:
     from atlas.checks._claims import ClaimSummary
@@ -58,6 +58,7 @@ class Report:
 
     checks: tuple[CheckResult, ...]
     claims: tuple[ClaimSummary, ...] = ()  # how each atlas's claims are backed
+    reused: str = ""  # when the identical check whose report this is ran (UTC); "" if now
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -100,6 +101,9 @@ class Report:
         tail = f"{ran} check{'s' * (ran != 1)} run"
         if skipped:
             tail += ", skipped: " + ", ".join(c.title for c in skipped)
+        if self.reused:
+            tail += f"; the report of an identical check run at {self.reused}, reused: --no-cache"
+            tail += " runs it again"
         return f"atlas check: {head} ({tail})"
 
     def text(self) -> str:
@@ -136,6 +140,7 @@ class Report:
             "summary": self.summary(),
             "violations": len(self.violations),
             "warnings": len(self.warnings),
+            "reused": self.reused or None,
             "claims": [summary.to_json() for summary in self.claims],
             "checks": [
                 {
@@ -158,3 +163,51 @@ class Report:
                 for c in self.checks
             ],
         }
+
+    @classmethod
+    def from_json(cls, data: Any, *, reused: str = "") -> Report:
+        """The report that :meth:`to_json` gave ``data`` (``reused``: when that check ran).
+
+        >>> report = Report((CheckResult("dates", "ran", (Problem("warning", "old", line=2),)),))
+        >>> Report.from_json(report.to_json()) == report
+        True
+
+        Raises:
+            KeyError, TypeError, ValueError: ``data`` is not such a report.
+        """
+        from atlas.checks._claims import ClaimSummary  # noqa: PLC0415
+
+        checks = tuple(
+            CheckResult(
+                str(c["name"]),
+                _STATUSES[c["status"]],
+                tuple(_problem(p) for p in c["problems"]),
+                str(c["note"]),
+            )
+            for c in data["checks"]
+        )
+        return cls(checks, tuple(ClaimSummary.from_json(c) for c in data["claims"]), reused)
+
+
+_STATUSES: dict[str, CheckStatus] = {"ran": "ran", "skipped": "skipped", "error": "error"}
+_SEVERITIES: dict[str, Severity] = {"violation": "violation", "warning": "warning"}
+
+
+def _problem(data: Any) -> Problem:
+    """The problem of a report's JSON."""
+    return Problem(
+        _SEVERITIES[data["severity"]],
+        str(data["message"]),
+        file=_optional(data["file"], str),
+        line=_optional(data["line"], int),
+        subject=_optional(data["subject"], str),
+        hint=_optional(data["hint"], str),
+        code=str(data["code"]),
+    )
+
+
+def _optional(value: Any, kind: type[Any]) -> Any:
+    """``value``, None or of ``kind`` (a bool is not an int here)."""
+    if value is None or (type(value) is kind):
+        return value
+    raise TypeError(f"{value!r} is not a {kind.__name__}")

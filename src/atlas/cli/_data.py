@@ -124,6 +124,13 @@ def _check_options(cmd: argparse.ArgumentParser) -> None:
         metavar="YYYY-MM-DD",
         help="the day to check dates against (default: today)",
     )
+    cmd.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="run every check again, even when an identical check of the shipped data (the same"
+        " package, data, libraries, options and day) has kept its report in the user's cache"
+        " ($XDG_CACHE_HOME/execution-atlas/check; also: ATLAS_NO_CACHE=1)",
+    )
 
 
 def _sources_options(sub: Any) -> None:
@@ -222,7 +229,7 @@ def _write_layouts(document: Any, folder: Path) -> None:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from atlas.checks import verify  # noqa: PLC0415
+    from atlas.checks import cached  # noqa: PLC0415
 
     if args.folder and args.dataset and args.folder != args.dataset:
         print(
@@ -236,13 +243,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
         from atlas.data.sources import default_folder  # noqa: PLC0415
 
         sources = default_folder() if args.sources is True else Path(args.sources)
-    report = verify.check(
+    report = cached.check(
         sources=sources,
         online=args.online,
         max_age_days=args.max_age,
         today=args.today,
         dataset=Path(dataset) if dataset else None,
         export_path=Path(args.export) if args.export else None,
+        cache=not args.no_cache,
     )
     if args.json:
         print_json(report.to_json())

@@ -10,6 +10,7 @@ In a source checkout (``src/`` on the path, no build step) the repository folder
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 TYPE_CHECKING = False  # spares importing typing on the fast path
@@ -26,6 +27,7 @@ __all__ = [
     "schema_dir",
     "shipped_turtle",
     "turtle_files",
+    "user_cache",
 ]
 
 EXPORT_NAME = "atlas.json"
@@ -46,6 +48,16 @@ def _data_root() -> Traversable:
         return checkout
     msg = f"the atlas data files are missing: neither {shipped} nor {checkout}/dataset exists"
     raise FileNotFoundError(msg)
+
+
+def user_cache(name: str) -> Path:
+    """The folder ``name`` of the user's cache: ``$XDG_CACHE_HOME/execution-atlas/<name>``.
+
+    ``~/.cache`` stands for ``XDG_CACHE_HOME`` when it is unset or not absolute (the XDG rule).
+    """
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    return root / "execution-atlas" / name
 
 
 def dataset_dir() -> Traversable:

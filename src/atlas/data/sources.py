@@ -18,7 +18,6 @@ the network, and only when called.
 from __future__ import annotations
 
 import hashlib
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from atlas.data._fetch import FetchPolicy, download, page_text
 from atlas.data._quotes import Haystack, normalise
+from atlas.data._resources import user_cache
 from atlas.errors import Problem, UnknownIdError
 from atlas.models._iri import BASE_IRI
 
@@ -55,9 +55,7 @@ def default_folder() -> Path:
 
     ``~/.cache`` stands for ``XDG_CACHE_HOME`` when it is unset or not absolute (the XDG rule).
     """
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return root / "execution-atlas" / "sources"
+    return user_cache("sources")
 
 
 @dataclass(frozen=True)
