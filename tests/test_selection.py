@@ -379,3 +379,47 @@ def test_an_atlas_that_does_not_know_a_word_is_not_searched(
     with pytest.raises(UnknownValueError, match="unknown size 'petrol'"):
         resolve(WORDS, ["warm petrol"])  # no atlas knows both: every one read for the error
     assert read_for == ["toy", "cars"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from([*_TOY_WORDS, *_CAR_WORDS, "on", "nope", "toy", "colour=red", "Big"]),
+            min_size=1,
+            max_size=3,
+        ).map(" ".join),
+        max_size=3,
+    )
+)
+def test_the_quick_reading_answers_as_every_rule_does(values: list[str]) -> None:
+    """Where one atlas alone may read the values by rule 1, the quick way gives the same answer."""
+    from atlas.query import _selection  # noqa: PLC0415
+
+    for vocabulary in (WORDS, query.vocabulary()):
+        quick = _selection._only_reading(vocabulary, values)
+        if quick is not None:
+            assert quick == _selection._resolve(vocabulary, values, None, None)
+
+
+def test_the_quick_reading_takes_the_common_call_and_leaves_the_rest() -> None:
+    from atlas.query import _selection  # noqa: PLC0415
+
+    shipped = query.vocabulary()
+    found = _selection._only_reading(shipped, ["torch.compile", "NVIDIA GPU"])
+    assert found == resolve(shipped, ["torch.compile", "NVIDIA GPU"], {}, None)
+    assert found is not None
+    assert _selection._only_reading(WORDS, ["warm", "little"]) == (
+        "toy",
+        ("colour/red", "size/small"),
+    )
+    for values in (
+        ["red", "big"],  # both atlases know the words
+        ["warm little"],  # one value for two dimensions: rule 2
+        ["toy", "warm", "little"],  # names an atlas
+        ["colour=warm", "little"],  # a named value
+        ["warm"] * 40,  # too many words: the error
+        ["warm", "nope"],  # a word no atlas knows
+        ["little", "warm"],  # not in the dimensions' order
+    ):
+        assert _selection._only_reading(WORDS, values) is None, values

@@ -137,12 +137,15 @@ class RankedTable(Generic[_I]):
         if self.plain is not None:
             items, union = self.plain.select(mask)
             return tuple([variant[r] for r, variant in enumerate(items)]), union
-        found: tuple[_I, ...] = ()
+        found: list[_I] = []
         union = 0
         low, width = self.low, self.width
         for table, chunk_unions in zip(tables, unions, strict=True):
             bits = mask & low
-            found += table[len(found)][bits]
-            union |= chunk_unions[bits]
+            if bits:  # an empty chunk adds nothing
+                found += table[len(found)][bits]
+                union |= chunk_unions[bits]
             mask >>= width
-        return found, union
+            if not mask:  # nothing picked further on
+                break
+        return tuple(found), union

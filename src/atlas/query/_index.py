@@ -245,7 +245,7 @@ class Index:
         no_paths = self._no_paths.get(aindex.atlas.id)
         if no_paths:
             concepts = tuple(map(_CONCEPT, chosen))
-            record = no_paths.get(frozenset(c.id for c in concepts))
+            record = no_paths.get(frozenset([c.id for c in concepts]))
             if record is not None:
                 atlas = None if aindex.atlas.id == DEFAULT_ATLAS else aindex.atlas.id
                 raise _nopaths.error(record, concepts, self.concept, atlas)
@@ -300,7 +300,10 @@ class Index:
         for value in chosen:
             mask &= value.mask
             selection += value.selection
-        mask &= functools.reduce(operator.or_, (b.mask for b in picked), aindex.plain)
+        if picked:  # the branches' steps join the plain ones
+            mask &= functools.reduce(operator.or_, (b.mask for b in picked), aindex.plain)
+        else:
+            mask &= aindex.plain
         journey: tuple[JourneyStep, ...]
         if aindex.position is not None:
             # the steps numbered 1, 2, 3... in journey order, and their stages' bits

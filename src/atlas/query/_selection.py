@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 
+from atlas.models._names import fold
 from atlas.query._reading import (
     FILLERS,
     SEPARATORS,
@@ -143,6 +144,17 @@ def resolve(
             or given two values, or words that fit more than one reading or atlas
             (``SelectionError``, which lists them).
     """
+    found = None if named or atlas is not None else _only_reading(vocabulary, values)
+    return found or _resolve(vocabulary, values, named, atlas)
+
+
+def _resolve(
+    vocabulary: Vocabulary,
+    values: Sequence[str],
+    named: Mapping[str, str] | None,
+    atlas: str | None,
+) -> tuple[str, tuple[str, ...]]:
+    """:func:`resolve`, every rule applied."""
     plain, named = _split_named(vocabulary, values, named or {})
     given = [Word(w) for v in plain for w in v.translate(SEPARATORS).split()]
     if len(given) > MAX_WORDS:  # a selection is a few values: the search grows with the words
@@ -182,6 +194,35 @@ def resolve(
         readings = [read(a, plain, given, named, quoted) for a in candidates]
     best = min(readings, key=lambda r: (r.unknown, sum(v is None for v in r.chosen)))
     raise best.error()  # type: ignore[misc]  # every reading failed, with its error
+
+
+def _only_reading(
+    vocabulary: Vocabulary, values: Sequence[str]
+) -> tuple[str, tuple[str, ...]] | None:
+    """What :func:`resolve` answers when one atlas alone may read ``values``, and by rule 1.
+
+    The common call (``path("torch.compile", "NVIDIA GPU")``), answered without the work of the
+    general way; ``None`` sends every other call there (also a word that may start an atlas's
+    name, and ``=``): when only one atlas may read the words, the general way reads them in that
+    atlas alone, where rule 1 comes first.
+    """
+    folded = [w for v in values for w in words(v)]
+    given = set(folded)
+    if len(folded) > MAX_WORDS or "=" in "".join(values):
+        return None
+    if not given.isdisjoint(vocabulary.atlas_first_words):
+        return None
+    given -= FILLERS
+    reader = None
+    for atlas in vocabulary.atlases:
+        if given <= atlas.known:  # as may_read
+            if reader is not None:
+                return None
+            reader = atlas
+    if reader is None or len(reader.keys) != len(values):
+        return None
+    chosen = tuple(keys.get(fold(v)) for keys, v in zip(reader.keys, values, strict=True))
+    return (reader.id, chosen) if all(chosen) else None  # type: ignore[return-value]  # all str
 
 
 def _split_named(
