@@ -238,7 +238,8 @@ def test_lookup_json_decodes_only_where_the_table_says_records_start(
     expected = _json(Index(document).path("fast", "x", atlas="toy"))
     read = json.loads(table)
     text = data.decode("utf-8")
-    assert read["offsets"]["stages"] and read["offsets"]["steps"]
+    assert read["offsets"]["stages"]
+    assert read["offsets"]["steps"]
     for key, starts in read["offsets"].items():
         records = json.loads(text)[key]
         assert len(starts) == len(records)
