@@ -1,19 +1,21 @@
 """``atlas check`` of the shipped data, its report kept for an identical run.
 
 A check of the shipped data reads nothing but the package: its code, its data files and the
-distributions installed beside it. So a run that matches an earlier one in all of these (the
-same bytes of every file of the package and of its data, the same installed distributions and
-Python), in its options and in its day (the dates check depends on it) finds the same
-problems. :func:`check` keeps the report of each such run in the user's cache
-(``$XDG_CACHE_HOME/execution-atlas/check``, the newest :data:`KEPT`), and a run whose
-fingerprint matches one kept gives that report, saying when it ran, without importing the
-models: as ruff and mypy keep theirs. ``atlas check --no-cache``, or ``ATLAS_NO_CACHE`` set to
-anything but the empty string, runs every check again.
+distributions installed beside it. So a run that matches an earlier one in all of these (the same
+bytes of every file of the package and of its data, the same ``sys.path``, installed distributions
+and Python), in its options and in its day (the dates check depends on it) finds the same problems.
+A distribution is known by its name, version and the size and time of its ``RECORD``: one changed
+in place (an editable install, a folder on ``PYTHONPATH``) is not seen, and its changes call for
+``--no-cache``. :func:`check` keeps the report of each such run in the user's cache
+(``$XDG_CACHE_HOME/execution-atlas/check``, the newest :data:`KEPT`), and a run whose fingerprint
+matches one kept gives that report, saying when it ran, without importing the models: as ruff and
+mypy keep theirs. ``atlas check --no-cache``, or ``ATLAS_NO_CACHE`` set to anything but the empty
+string, runs every check again.
 
-Never kept: a check with snapshots (``sources``) or online, of a dataset folder or of given
-files (they read what the fingerprint does not cover), and a report of a check that could not
-run (it depends on the machine). A cache that cannot be read or written is passed over in
-silence: the check then runs, as without one.
+Never kept: a check with snapshots (``sources``) or online, of a dataset folder or of given files
+(they read what the fingerprint does not cover), and a report of a check that could not run (it
+depends on the machine). A cache that cannot be read or written, or a file of the package or its
+data that cannot be hashed, is passed over in silence: the check then runs, as without a cache.
 """
 
 from __future__ import annotations
@@ -27,12 +29,11 @@ from pathlib import Path
 
 from atlas.checks.report import Report
 from atlas.data import _resources
-from atlas.data._files import UnsafeFileError, read_bytes
+from atlas.data._files import MAX_TURTLE_BYTES, UnsafeFileError, read_bytes
 
 TYPE_CHECKING = False  # spares importing typing: a reused report is the fast path
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-    from importlib.resources.abc import Traversable
+    from collections.abc import Iterator
     from typing import Any
 
 __all__ = ["KEPT", "check", "fingerprint"]
@@ -64,13 +65,17 @@ def check(
     if not cache or os.environ.get("ATLAS_NO_CACHE") or any(given.values()):
         return _run(options)
     key = fingerprint(max_age_days, today)
-    folder = _resources.user_cache("check")
-    if key is not None:
-        kept = _read(folder / f"{key}.json", key)
-        if kept is not None:
-            return kept
+    try:
+        folder = None if key is None else _resources.user_cache("check")
+    except (RuntimeError, KeyError):  # no home folder to find the cache in
+        folder = None
+    if key is None or folder is None:
+        return _run(options)
+    kept = _read(folder / f"{key}.json", key)
+    if kept is not None:
+        return kept
     report = _run(options)
-    if key is not None and not report.errors:
+    if not report.errors:
         _keep(folder, key, report)
     return report
 
@@ -84,21 +89,31 @@ def _run(options: dict[str, Any]) -> Report:
 def fingerprint(max_age_days: int, today: dt.date) -> str | None:
     """What a check of the shipped data depends on, hashed; None where it cannot be known.
 
-    The bytes of every file of the package (but its byte-code) and of its data folders, the
-    names of the distributions on ``sys.path`` (which carry their versions), Python's version,
-    and the options. None for a package that does not lie in a folder (a zip file).
+    The bytes of every file of the package (but its byte-code) and of its data folders; the
+    entries of ``sys.path``, the names of the distributions there (name and version) and the
+    size and time of each one's ``RECORD``; Python's version; and the options. None for a
+    package that does not lie in a folder (a zip file), and where a file cannot be read or is
+    not a regular file (a FIFO is never waited on) or a folder is a symbolic link.
+
+    >>> len(fingerprint(365, dt.date(2026, 12, 4)) or "")
+    64
     """
-    package = _package()
-    if not package.is_dir():
+    found = (_package(), _resources.dataset_dir(), _resources.schema_dir())
+    roots = [root for root in found if isinstance(root, Path) and root.is_dir()]
+    if len(roots) < len(found):
         return None
     digest = hashlib.sha256()
     facts = [f"format {_FORMAT}", sys.version, sys.platform, f"max age {max_age_days}", str(today)]
-    facts += _distributions()
-    digest.update("\n".join(facts).encode("utf-8", "surrogateescape"))
-    for name, read in _files(package, _resources.dataset_dir(), _resources.schema_dir()):
-        data = read()
-        digest.update(f"\n{name} {len(data)}\n".encode("utf-8", "surrogateescape"))
-        digest.update(data)
+    try:
+        facts += _distributions()
+        digest.update("\n".join(facts).encode("utf-8", "surrogateescape"))
+        for number, root in enumerate(roots):
+            for name, path in _files(root, skip=("_data",) if number == 0 else ()):
+                data = read_bytes(path, MAX_TURTLE_BYTES)
+                digest.update(f"\n{number} {name} {len(data)}\n".encode("utf-8", "surrogateescape"))
+                digest.update(data)
+    except (OSError, UnsafeFileError, _LinkedFolderError):
+        return None
     return digest.hexdigest()
 
 
@@ -108,37 +123,45 @@ def _package() -> Path:
 
 
 def _distributions() -> list[str]:
-    """The names of the distributions' metadata folders on ``sys.path`` (name and version)."""
+    """Each entry of ``sys.path``, and the distributions there.
+
+    Each by its folder's name (name and version) and its RECORD's size and time, which a
+    distribution installed again changes.
+    """
     found = []
     for entry in sys.path:
+        found.append(f"path {entry}")
         try:
-            names = [item.name for item in Path(entry or ".").iterdir()]
+            names = sorted(item.name for item in Path(entry or ".").iterdir())
         except OSError:
             continue
-        found += sorted(n for n in names if n.endswith((".dist-info", ".egg-info")))
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                try:
+                    record = (Path(entry or ".") / name / "RECORD").stat()
+                    found.append(f"{name} {record.st_size} {record.st_mtime_ns}")
+                except OSError:
+                    found.append(name)
     return found
 
 
-def _files(package: Path, *data: Traversable) -> Iterator[tuple[str, Any]]:
-    """(name, how to read it) of every file of ``package`` (no byte-code) and of ``data``."""
-    for folder, subfolders, names in os.walk(package):
-        subfolders[:] = sorted(d for d in subfolders if d not in ("__pycache__", "_data"))
+class _LinkedFolderError(Exception):
+    """A folder under a hashed root is a symbolic link: what it holds is not hashed."""
+
+
+def _files(root: Path, skip: tuple[str, ...] = ()) -> Iterator[tuple[str, Path]]:
+    """(name relative to ``root``, path) of every file under ``root``, by name; no byte-code.
+
+    Raises:
+        _LinkedFolderError: a folder under ``root`` is a symbolic link.
+    """
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d not in ("__pycache__", *skip))
+        if any(Path(folder, d).is_symlink() for d in subfolders):
+            raise _LinkedFolderError(folder)
         for name in sorted(names):
             path = Path(folder, name)
-            yield f"code {path.relative_to(package).as_posix()}", path.read_bytes
-    for number, root in enumerate(data):
-        yield from ((f"data {number} {name}", read) for name, read in _walk(root, ""))
-
-
-def _walk(folder: Traversable, prefix: str) -> Iterable[tuple[str, Any]]:
-    """(relative name, how to read it) of every file under ``folder``, by name."""
-    for item in sorted(folder.iterdir(), key=lambda i: i.name):
-        name = f"{prefix}{item.name}"
-        if item.is_dir():
-            if item.name != "__pycache__":
-                yield from _walk(item, f"{name}/")
-        else:
-            yield name, item.read_bytes
+            yield path.relative_to(root).as_posix(), path
 
 
 def _read(file: Path, key: str) -> Report | None:

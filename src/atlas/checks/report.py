@@ -99,11 +99,10 @@ class Report:
         warnings = len(self.warnings)
         head += f", {warnings} warning{'s' * (warnings != 1)}"
         tail = f"{ran} check{'s' * (ran != 1)} run"
+        if self.reused:  # not now: the report of an identical check
+            tail += f" at {self.reused}, their report reused (--no-cache runs them again)"
         if skipped:
             tail += ", skipped: " + ", ".join(c.title for c in skipped)
-        if self.reused:
-            tail += f"; the report of an identical check run at {self.reused}, reused: --no-cache"
-            tail += " runs it again"
         return f"atlas check: {head} ({tail})"
 
     def text(self) -> str:

@@ -35,7 +35,7 @@ EXPORT_NAME = "atlas.json"
 
 @functools.cache
 def _data_root() -> Traversable:
-    here = Path(__file__).resolve().parent.parent  # the package, when it lies in a folder
+    here = Path(__file__).parent.parent  # the package, when it lies in a folder (links kept)
     shipped: Traversable = here / "_data"  # what importlib.resources gives, without its imports
     if not here.is_dir():  # a package in a zip file, say
         from importlib import resources  # noqa: PLC0415

@@ -213,7 +213,7 @@ def _past(text: str, i: int, mark: str, *, optional: bool = False) -> int:
 
 
 class _Records:
-    """The records of an export's text by ``[key][number]``, each decoded when first asked for."""
+    """The records of an export's text by ``[key][number]``, each decoded when asked for."""
 
     def __init__(self, text: str, starts: Mapping[str, Sequence[int]]) -> None:
         self.text, self.starts = text, starts
