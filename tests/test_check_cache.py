@@ -25,6 +25,15 @@ from atlas.data import _resources
 from atlas.errors import Problem
 
 DAY = dt.date(2026, 12, 3)
+#: The options the check is run with when none is given (the day: DAY).
+DEFAULTS = {
+    "sources": None,
+    "online": False,
+    "dataset": None,
+    "export_path": None,
+    "max_age_days": 365,
+    "today": DAY,
+}
 
 
 @pytest.fixture
@@ -55,16 +64,7 @@ def test_a_second_identical_check_reuses_the_report_of_the_first(
     first = cached.check(today=DAY)
     assert not first.reused
     assert [p.message for p in first.problems] == ["run 1"]
-    assert runs == [
-        {
-            "sources": None,
-            "online": False,
-            "dataset": None,
-            "export_path": None,
-            "max_age_days": 365,
-            "today": DAY,
-        }
-    ]
+    assert runs == [DEFAULTS]
     assert len(list(cache.glob("*.json"))) == 1
     second = cached.check(today=DAY)
     assert len(runs) == 1  # not run again
@@ -125,18 +125,7 @@ def test_checks_that_read_more_than_the_package_are_never_kept(
     cached.check(today=DAY, **options)
     cached.check(today=DAY, **options)
     assert len(runs) == 2
-    assert (
-        runs[0]
-        == {
-            "sources": None,
-            "online": False,
-            "dataset": None,
-            "export_path": None,
-            "max_age_days": 365,
-            "today": DAY,
-        }
-        | options
-    )
+    assert runs[0] == DEFAULTS | options
     assert not cache.exists()
 
 
