@@ -260,6 +260,10 @@ def test_offsets_of_text_that_is_not_an_export_are_an_error() -> None:
     with pytest.raises(ValueError, match="expected ':'"):
         _pathtable.offsets('{"stages" [1]}')
     assert _pathtable.offsets(' {"stages": [ ] , "x": {"stages": [1]}}\n') == {"stages": []}
+    assert _pathtable.offsets('{"steps":[{"id":"x"}]}') == {"steps": [10]}  # no blank at all
+    for text in ('{"a"X: 1}', '{"a": X1}'):  # a letter is no blank
+        with pytest.raises(ValueError):  # noqa: PT011 - where it fails is what is tested
+            _pathtable.offsets(text)
 
 
 # --- data/_consistency.py: the subject of a problem about three records ---------------------

@@ -462,3 +462,37 @@ def test_the_quick_reading_takes_the_common_call_and_leaves_the_rest() -> None:
         ["little", "warm"],  # not in the dimensions' order
     ):
         assert _selection._only_reading(WORDS, values) is None, values
+
+
+def test_the_common_call_does_not_go_the_general_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quick reading is taken (kills ``found = None`` in ``resolve``)."""
+    from atlas.query import _selection  # noqa: PLC0415
+
+    shipped = query.vocabulary()
+    expected = resolve(shipped, ["torch.compile", "NVIDIA GPU"])
+
+    def general(*_: object) -> None:
+        raise AssertionError("the general way was taken")
+
+    monkeypatch.setattr(_selection, "_resolve", general)
+    assert resolve(shipped, ["torch.compile", "NVIDIA GPU"]) == expected
+
+
+def test_the_quick_reading_leaves_a_named_value_and_a_tie_to_every_rule() -> None:
+    """An ``=`` in the words, or two atlases that know every word, go the general way.
+
+    A value may be named ``colour=red`` and still be read as ``colour`` named ``red``; an atlas
+    whose words are exactly the words given may read them as well as one that knows more.
+    """
+    from atlas.query import _selection  # noqa: PLC0415
+
+    named = vocabulary(
+        toy=_atlas("Toy", {"colour": {"red": ["red"]}, "size": {"big": ["big", "colour=red"]}})
+    )
+    assert _selection._only_reading(named, ["red", "colour=red"]) is None
+    exact = _atlas("Exact", {"p": {"a": ["a"]}, "q": {"b": ["b"]}})
+    more = _atlas("More", {"p": {"a": ["a"]}, "q": {"b": ["b"], "c": ["c"]}})
+    two = vocabulary(exact=exact, more=more)
+    assert _selection._only_reading(two, ["a", "b"]) is None
+    with pytest.raises(SelectionError, match="fits more than one atlas"):
+        resolve(two, ["a", "b"])
