@@ -490,9 +490,10 @@ def test_the_quick_reading_leaves_a_named_value_and_a_tie_to_every_rule() -> Non
         toy=_atlas("Toy", {"colour": {"red": ["red"]}, "size": {"big": ["big", "colour=red"]}})
     )
     assert _selection._only_reading(named, ["red", "colour=red"]) is None
-    exact = _atlas("Exact", {"p": {"a": ["a"]}, "q": {"b": ["b"]}})
-    more = _atlas("More", {"p": {"a": ["a"]}, "q": {"b": ["b"], "c": ["c"]}})
+    exact = _atlas("Exact", {"p": {"a": ["p/a"]}, "q": {"b": ["q/b"]}})  # knows p/a, q/b
+    more = _atlas("More", {"p": {"a": ["p/a"]}, "q": {"b": ["q/b"], "c": ["q/c"]}})
     two = vocabulary(exact=exact, more=more)
-    assert _selection._only_reading(two, ["a", "b"]) is None
+    assert two.by_id["exact"].known == {"p/a", "q/b"}
+    assert _selection._only_reading(two, ["p/a", "q/b"]) is None
     with pytest.raises(SelectionError, match="fits more than one atlas"):
-        resolve(two, ["a", "b"])
+        resolve(two, ["p/a", "q/b"])
