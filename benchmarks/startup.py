@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 from _measure import ATLAS, PYTHON, Line, Spread, interleave, process_seconds, verdict
 
@@ -148,18 +149,12 @@ def startup(repeat: int) -> list[Line]:
     its unmeasured first run fills: the measured runs reuse that report, as a user's second
     check of the same package on the same day does; ``--no-cache`` measures every check run.
     """
-    saved = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "ATLAS_NO_CACHE")}
-    os.environ.pop("ATLAS_NO_CACHE", None)
-    with tempfile.TemporaryDirectory(prefix="atlas-bench-cache-") as cache:
-        os.environ["XDG_CACHE_HOME"] = cache
-        try:
-            return _startup(repeat)
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
+    with (
+        tempfile.TemporaryDirectory(prefix="atlas-bench-cache-") as cache,
+        mock.patch.dict(os.environ, {"XDG_CACHE_HOME": cache}),  # restored when done
+    ):
+        os.environ.pop("ATLAS_NO_CACHE", None)
+        return _startup(repeat)
 
 
 def _startup(repeat: int) -> list[Line]:

@@ -131,14 +131,15 @@ def _distributions() -> list[str]:
     found = []
     for entry in sys.path:
         found.append(f"path {entry}")
+        folder = Path(entry or ".")
         try:
-            names = sorted(item.name for item in Path(entry or ".").iterdir())
+            names = sorted(item.name for item in folder.iterdir())
         except OSError:
             continue
         for name in names:
             if name.endswith((".dist-info", ".egg-info")):
                 try:
-                    record = (Path(entry or ".") / name / "RECORD").stat()
+                    record = (folder / name / "RECORD").stat()
                     found.append(f"{name} {record.st_size} {record.st_mtime_ns}")
                 except OSError:
                     found.append(name)

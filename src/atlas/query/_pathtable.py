@@ -93,6 +93,7 @@ def vocabulary_data(index: Index) -> dict[str, Any]:
 
 
 _REF = "$ref"  # a key no record of the export has
+_DECODER = json.JSONDecoder()
 _RECORD_KEYS = ("stages", "steps", "citations", "sources", "technologies", "relations")
 
 
@@ -126,7 +127,7 @@ def _skeleton(value: Any, refs: Mapping[str, list[Any]], ids: frozenset[str]) ->
     return value
 
 
-def expand(value: Any, export: Mapping[str, Any] | _Records) -> Any:
+def expand(value: Any, export: Mapping[str, Any]) -> Any:
     """A skeleton made by :func:`build` with every ``{"$ref": where}`` put back from ``export``.
 
     >>> expand({"a": [{"$ref": ["stages", 0]}]}, {"stages": [{"id": "x"}]})
@@ -180,21 +181,20 @@ def offsets(text: str) -> dict[str, list[int]]:
     >>> offsets('{"a": 1, "stages": [{"id": "x"}, {"id": "y"}]}')
     {'stages': [20, 33]}
     """
-    decoder = json.JSONDecoder()
     found: dict[str, list[int]] = {}
     i = _past(text, 0, "{")
     while text[i] != "}":
-        key, i = decoder.raw_decode(text, i)
+        key, i = _DECODER.raw_decode(text, i)
         i = _past(text, i, ":")
         if key in _RECORD_KEYS:
             starts = found[key] = []
             i = _past(text, i, "[")
             while text[i] != "]":
                 starts.append(i)
-                i = _past(text, decoder.raw_decode(text, i)[1], ",", optional=True)
+                i = _past(text, _DECODER.raw_decode(text, i)[1], ",", optional=True)
             i += 1
         else:
-            i = decoder.raw_decode(text, i)[1]
+            i = _DECODER.raw_decode(text, i)[1]
         i = _past(text, i, ",", optional=True)
     return found
 
@@ -212,28 +212,19 @@ def _past(text: str, i: int, mark: str, *, optional: bool = False) -> int:
     return i
 
 
-class _Records:
-    """The records of an export's text by ``[key][number]``, each decoded when asked for."""
+class _Decoded:
+    """The records under one key of an export's ``text``, each decoded when asked for by number."""
 
-    def __init__(self, text: str, starts: Mapping[str, Sequence[int]]) -> None:
+    __slots__ = ("starts", "text")
+
+    def __init__(self, text: str, starts: Sequence[int]) -> None:
         self.text, self.starts = text, starts
-        self.decoder = json.JSONDecoder()
 
-    def __getitem__(self, key: str) -> _Records._Kind:
-        return _Records._Kind(self, key)
-
-    class _Kind:
-        """The records under one key."""
-
-        def __init__(self, records: _Records, key: str) -> None:
-            self.records, self.key = records, key
-
-        def __getitem__(self, number: int) -> Any:
-            records = self.records
-            record = records.decoder.raw_decode(records.text, records.starts[self.key][number])[0]
-            if not isinstance(record, dict):  # not where a record starts: not this table's export
-                raise TypeError(f"no record at {self.key}[{number}]")
-            return record
+    def __getitem__(self, number: int) -> Any:
+        record = _DECODER.raw_decode(self.text, self.starts[number])[0]
+        if not isinstance(record, dict):  # not where a record starts: not this table's export
+            raise TypeError(f"no record at offset {self.starts[number]}")
+        return record
 
 
 def dumps(table: dict[str, Any]) -> str:
@@ -305,7 +296,11 @@ def lookup_json(
     try:
         text = export.decode("utf-8")
         starts = data.get("offsets")  # none in a table of an older version: the whole export
-        records = json.loads(text) if starts is None else _Records(text, starts)
+        records = (
+            json.loads(text)
+            if starts is None
+            else {key: _Decoded(text, where) for key, where in starts.items()}
+        )
         return expand(paths["json"][key], records)
     except (ValueError, KeyError, TypeError, IndexError):
         return None  # not a table this version wrote: the full way

@@ -175,7 +175,8 @@ def _resolve(
     quoted = _quoted(values, named)
     tried = candidates
     if len(tried) > 1:  # an atlas that surely cannot read the words is read only for an error
-        tried = tuple(a for a in tried if may_read(a, given))
+        folded = {w.folded for w in given}
+        tried = tuple(a for a in tried if may_read(a, folded))
     readings = [read(a, plain, given, named, quoted) for a in tried]
     fits = [r for r in readings if r.error is None]
     if len(fits) == 1:
@@ -212,10 +213,9 @@ def _only_reading(
         return None
     if not given.isdisjoint(vocabulary.atlas_first_words):
         return None
-    given -= FILLERS
     reader = None
     for atlas in vocabulary.atlases:
-        if given <= atlas.known:  # as may_read
+        if may_read(atlas, given):
             if reader is not None:
                 return None
             reader = atlas
